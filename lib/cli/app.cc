@@ -1,0 +1,97 @@
+#include "cli/app.h"
+
+#include <algorithm>
+
+namespace cli {
+
+std::string display_name(std::string_view argv0) {
+  auto slash = argv0.rfind('/');
+  std::string base(slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1));
+  static constexpr std::string_view prefix = "kubectl-";
+  if (base.rfind(prefix, 0) == 0 && base.size() > prefix.size()) {
+    std::string rest = base.substr(prefix.size());
+    // kubectl maps "_" in plugin file names to "-" in the command it shows.
+    std::replace(rest.begin(), rest.end(), '_', '-');
+    return "kubectl " + rest;
+  }
+  return base;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> closest(std::string_view name, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(name, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// The deepest subcommand that was recognised before the error.
+CLI::App* deepest_parsed(CLI::App& app) {
+  CLI::App* cur = &app;
+  for (;;) {
+    auto subs = cur->get_subcommands();
+    if (subs.empty()) return cur;
+    cur = subs.front();
+  }
+}
+
+std::vector<std::string> subcommand_names(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+}  // namespace
+
+std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+                              Diag& diag) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      // --help, --help-all, --version: CLI11 prints them on the stream we give.
+      app.exit(e, out, out);
+      return 0;
+    }
+    CLI::App* where = deepest_parsed(app);
+    std::string message = e.what();
+    auto extras = where->remaining();
+    if (!extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {
+      auto names = subcommand_names(*where);
+      if (!names.empty()) {
+        message = "unknown command \"" + extras.front() + "\" for \"" + where->get_name() + "\"";
+        if (auto guess = closest(extras.front(), names)) message += " (did you mean \"" + *guess + "\"?)";
+      }
+    }
+    Error err = make_error(ErrorKind::Usage, message, {},
+                           "run '" + where->get_name() + " --help' for usage");
+    diag.error(err);
+    return exit_code(ErrorKind::Usage);
+  }
+  return std::nullopt;
+}
+
+}  // namespace cli

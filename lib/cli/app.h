@@ -1,0 +1,32 @@
+// What both programs' main() share around CLI11: the name users type, parse
+// errors mapped onto exit code 128 with one line on stderr, and "did you
+// mean" for a mistyped subcommand.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/diag.h"
+
+namespace cli {
+
+// "kubectl-etcd" (or a path to it) reads "kubectl etcd", as kubectl shows
+// plugins; other names are kept as they are.
+std::string display_name(std::string_view argv0);
+
+// Parses; returns std::nullopt when the program should go on, otherwise the
+// exit code: 0 after --help or --version (printed on `out`), 128 after a
+// usage error (one line on diag).
+std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+                              Diag& diag);
+
+size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate closest to `name` within a small distance, if any.
+std::optional<std::string> closest(std::string_view name, const std::vector<std::string>& candidates);
+
+}  // namespace cli

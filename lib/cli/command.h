@@ -1,0 +1,50 @@
+// The command table both programs are built from (ninja's subtool table in
+// CLI11 form): each entry binds its flags into an options value and leaves
+// behind what to run once parsing succeeded. main() only registers and parses.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <span>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/diag.h"
+#include "cli/format.h"
+#include "cli/render.h"
+
+namespace cli {
+
+struct Program {
+  std::string binary;   // the file name, e.g. "kubectl-etcd"
+  std::string display;  // what users type, e.g. "kubectl etcd"
+  std::ostream* out;    // results
+  Diag* diag;           // everything else
+};
+
+// Set by the selected subcommand's callback; run after a successful parse.
+using Action = std::function<int()>;
+
+struct CommandSpec {
+  const char* name;
+  const char* description;
+  void (*setup)(CLI::App& sub, Action& action, Program& program);
+};
+
+void register_commands(CLI::App& app, std::span<const CommandSpec> commands, Action& action,
+                       Program& program);
+
+// Adds -o/--output with the allowed formats checked by the parser (a bad value
+// is a usage error, 128).
+void add_output_flag(CLI::App& sub, std::string& value, bool accept_text = false);
+
+// Renders a result to the program's stdout; returns 0.
+int print_result(Program& program, const nlohmann::ordered_json& doc, const View& view,
+                 const std::string& format, bool accept_text = false);
+
+// The shared `version` subcommand.
+void setup_version_command(CLI::App& sub, Action& action, Program& program);
+
+}  // namespace cli

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# e2e: the test environment itself. Against a running environment
+# (TESTENV_ENV_FILE = its env file) or, if unset, one it brings up and tears
+# down. Uses its own namespaces and etcd clusters, so it runs in parallel
+# with other tests against one shared apiserver.
+#
+# Checks: the apiserver reports v1.36.3; legacy fixtures with etcd 3.4, 3.5
+# and 3.6 (plain, TLS, TLS+auth) list their pods through label selectors with
+# the built kubectl; a key is written and read on every member of each; the
+# legacy webhooks refuse an UPDATE of a legacy EtcdCluster at once; the
+# garbage collector deletes a dependent after its owner (background) and
+# strips the reference on an Orphan delete.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+testenv="$root/tests/testenv"
+fails=0
+say() { printf '== %s\n' "$*"; }
+ok() { printf '   ok: %s\n' "$*"; }
+fail() { printf '   FAIL: %s\n' "$*"; fails=$((fails + 1)); }
+
+own_env=""
+cleanup() {
+    local rc=$?
+    for f in "${fixtures[@]}"; do
+        "$testenv/legacy-fixture" down --dir "$f" >/dev/null 2>&1 || true
+    done
+    [[ -n "$own_env" ]] && "$testenv/down" "$own_env" >/dev/null 2>&1 || true
+    exit $rc
+}
+fixtures=()
+trap cleanup EXIT
+
+if [[ -z "${TESTENV_ENV_FILE:-}" ]]; then
+    own_env=$(mktemp -d /tmp/etcd-operator-cli-e2e.XXXXXX)
+    say "no TESTENV_ENV_FILE: bringing up an environment in $own_env"
+    "$testenv/up" "$own_env" >/dev/null
+    export TESTENV_ENV_FILE="$own_env/env"
+fi
+# shellcheck disable=SC1090
+. "$TESTENV_ENV_FILE"
+k() { "$TESTENV_KUBECTL" "$@"; }
+sfx="$(date +%s | tail -c 5)$$"
+
+say "apiserver version"
+v=$(k version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')
+[[ $v == v1.36.3 ]] && ok "server gitVersion $v" || fail "server gitVersion is $v, want v1.36.3"
+
+# One fixture per etcd version, each in its own namespace and with its own
+# operator coordinates.
+declare -A variant=([3.4]="--tls" [3.5]="" [3.6]="--tls --auth")
+for ver in 3.4 3.5 3.6; do
+    ns="e2e-testenv-${ver/./}-$sfx"
+    d="$TESTENV_DIR/fixtures/$ns.etcd"
+    fixtures+=("$d")
+    say "legacy fixture etcd $ver ${variant[$ver]:-plain} in $ns"
+    # shellcheck disable=SC2086
+    "$testenv/legacy-fixture" up --name etcd --namespace "$ns" --replicas 3 --version "$ver" \
+        ${variant[$ver]} --pdb --operator-namespace "$ns-operator" --dir "$d" >/dev/null
+
+    sel=app.kubernetes.io/name=etcd,app.kubernetes.io/instance=etcd,app.kubernetes.io/managed-by=etcd-operator
+    out=$(k -n "$ns" get pods -l "$sel" \
+        -o 'jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.podIP}{"\n"}{end}')
+    n=$(grep -c Running <<<"$out" || true)
+    [[ $n -eq 3 ]] && ok "3 Running pods by label selector" || fail "pods by selector: $out"
+    . "$d/etcd/cluster.env"
+    IFS=, read -r -a ips <<<"$ETCD_IPS"
+    for ip in "${ips[@]}"; do
+        grep -q " $ip\$" <<<"$out" || fail "no pod has podIP $ip"
+    done
+    ok "pod IPs are the members' loopback IPs (${ETCD_IPS})"
+    n=$(k -n "$ns" get pods -l "statefulset.kubernetes.io/pod-name=etcd-1" -o name | wc -l)
+    [[ $n -eq 1 ]] && ok "pod etcd-1 by statefulset.kubernetes.io/pod-name" || fail "pod-name selector gave $n pods"
+
+    tlsargs=()
+    [[ $ETCD_TLS -eq 1 ]] && tlsargs=(--cacert "$ETCD_CACERT" --cert "$ETCD_CERT" --key "$ETCD_KEY")
+    IFS=, read -r -a eps <<<"$ETCD_ENDPOINTS"
+    for ep in "${eps[@]}"; do
+        key="/e2e/$ns/$(basename "${ep%:*}")"
+        if "$ETCD_BIN/etcdctl" --endpoints "$ep" "${tlsargs[@]}" put "$key" "v-$ver" >/dev/null &&
+            got=$("$ETCD_BIN/etcdctl" --endpoints "$ep" "${tlsargs[@]}" get "$key" --print-value-only) &&
+            [[ $got == "v-$ver" ]]; then
+            ok "put/get $key on $ep"
+        else
+            fail "put/get on $ep"
+        fi
+    done
+    sv=$("$ETCD_BIN/etcdctl" --endpoints "${eps[0]}" "${tlsargs[@]}" endpoint status -w json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["version"])')
+    [[ $sv == "$ver".* ]] && ok "server version $sv" || fail "server version $sv, want $ver.x"
+    if [[ ${variant[$ver]} == *--auth* ]]; then
+        if "$ETCD_BIN/etcdctl" --endpoints "${eps[0]}" "${tlsargs[@]}" auth status | grep -q 'Status: true'; then
+            ok "auth enabled, root authenticated by certificate CN"
+        else
+            fail "auth not enabled"
+        fi
+    fi
+
+    # The legacy webhooks fail closed: UPDATE refused at once, DELETE of
+    # other objects and status writes pass.
+    t0=$(date +%s%N)
+    if err=$(k -n "$ns" annotate etcdclusters.etcd.aenix.io etcd e2e=1 2>&1); then
+        fail "annotating the legacy EtcdCluster was admitted"
+    elif grep -q 'no endpoints available' <<<"$err"; then
+        ok "legacy EtcdCluster UPDATE refused in $((($(date +%s%N) - t0) / 1000000)) ms: no endpoints available"
+    else
+        fail "unexpected refusal: $err"
+    fi
+    ready=$(k -n "$ns" get etcdclusters.etcd.aenix.io etcd \
+        -o 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}')
+    [[ $ready == StatefulSetReady ]] && ok "EtcdCluster Ready/StatefulSetReady" || fail "Ready reason '$ready'"
+done
+
+say "garbage collection"
+ns="e2e-testenv-gc-$sfx"
+k create namespace "$ns" >/dev/null
+mk_owner() { k -n "$ns" create configmap "$1" -o 'jsonpath={.metadata.uid}'; }
+mk_dep() { # NAME OWNER UID
+    k -n "$ns" create -f - >/dev/null <<EOF
+{"apiVersion": "v1", "kind": "ConfigMap",
+ "metadata": {"name": "$1", "ownerReferences": [
+   {"apiVersion": "v1", "kind": "ConfigMap", "name": "$2", "uid": "$3"}]}}
+EOF
+}
+uid=$(mk_owner owner-bg)
+mk_dep dep-bg owner-bg "$uid"
+k -n "$ns" delete configmap owner-bg --cascade=background >/dev/null
+gone=0
+for _ in $(seq 1 150); do
+    k -n "$ns" get configmap dep-bg >/dev/null 2>&1 || { gone=1; break; }
+    sleep 0.2
+done
+[[ $gone -eq 1 ]] && ok "dependent deleted after its owner (background)" || fail "dependent still there 30 s after owner delete"
+
+uid=$(mk_owner owner-orphan)
+mk_dep dep-orphan owner-orphan "$uid"
+k -n "$ns" delete configmap owner-orphan --cascade=orphan >/dev/null
+refs=x
+for _ in $(seq 1 150); do
+    if ! k -n "$ns" get configmap owner-orphan >/dev/null 2>&1; then
+        refs=$(k -n "$ns" get configmap dep-orphan -o 'jsonpath={.metadata.ownerReferences}')
+        [[ -z $refs ]] && break
+    fi
+    sleep 0.2
+done
+if [[ -z $refs ]] && k -n "$ns" get configmap dep-orphan >/dev/null 2>&1; then
+    ok "Orphan delete: dependent kept, owner reference removed"
+else
+    fail "Orphan delete: dependent refs '$refs'"
+fi
+k delete namespace "$ns" --wait=false >/dev/null
+
+if [[ $fails -gt 0 ]]; then
+    say "$fails check(s) failed"
+    exit 1
+fi
+say "all checks passed"

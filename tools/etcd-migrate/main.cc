@@ -1,0 +1,35 @@
+// etcd-migrate: in-place adoption of legacy etcd.aenix.io/v1alpha1 clusters by
+// the etcd operator. main() only registers the command table and parses.
+#include <array>
+#include <iostream>
+
+#include "cli/app.h"
+#include "cli/command.h"
+#include "cli/version_cmd.h"
+
+namespace {
+
+constexpr std::array kCommands = {
+    cli::CommandSpec{"version", "Print the version of etcd-migrate", cli::setup_version_command},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::Diag diag = cli::Diag::for_stderr();
+  cli::Program program{"etcd-migrate", cli::display_name(argc > 0 ? argv[0] : "etcd-migrate"),
+                       &std::cout, &diag};
+
+  CLI::App app{"Adopt legacy etcd.aenix.io/v1alpha1 etcd clusters in place into the etcd "
+               "operator (etcd-operator.cozystack.io/v1alpha2).",
+               program.display};
+  app.set_version_flag("--version", cli::version_line(program.binary));
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 failed, 2 cannot connect, 3 refused or blocked, 4 timed out,\n"
+             "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
+
+  cli::Action action;
+  cli::register_commands(app, kCommands, action, program);
+  if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
+  return action ? action() : 0;
+}

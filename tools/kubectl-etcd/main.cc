@@ -1,0 +1,35 @@
+// kubectl-etcd: administration of etcd clusters run by the etcd operator.
+// main() only registers the command table and parses; the logic lives in lib/.
+#include <array>
+#include <iostream>
+
+#include "cli/app.h"
+#include "cli/command.h"
+#include "cli/version_cmd.h"
+
+namespace {
+
+constexpr std::array kCommands = {
+    cli::CommandSpec{"version", "Print the version of kubectl-etcd", cli::setup_version_command},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::Diag diag = cli::Diag::for_stderr();
+  cli::Program program{"kubectl-etcd", cli::display_name(argc > 0 ? argv[0] : "kubectl-etcd"),
+                       &std::cout, &diag};
+
+  CLI::App app{"Inspect and administer etcd clusters run by the etcd operator "
+               "(etcd-operator.cozystack.io/v1alpha2).",
+               program.display};
+  app.set_version_flag("--version", cli::version_line(program.binary));
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 failed or unhealthy, 2 cannot connect, 3 refused, 4 timed out,\n"
+             "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
+
+  cli::Action action;
+  cli::register_commands(app, kCommands, action, program);
+  if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
+  return action ? action() : 0;
+}
