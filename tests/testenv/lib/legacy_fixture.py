@@ -53,8 +53,15 @@ def create(objs):
     returns the stored objects."""
     out = kubectl("create", "-o", "json", "-f", "-",
                   data={"apiVersion": "v1", "kind": "List", "items": objs}).stdout
-    got = json.loads(out)
-    return got["items"] if got.get("kind") == "List" else [got]
+    # kubectl prints one JSON document per created object.
+    dec, items, i = json.JSONDecoder(), [], 0
+    while i < len(out):
+        if out[i].isspace():
+            i += 1
+            continue
+        doc, i = dec.raw_decode(out, i)
+        items.extend(doc["items"] if doc.get("kind") == "List" else [doc])
+    return items
 
 
 def get(kind, name, ns=None):
