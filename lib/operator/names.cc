@@ -1,0 +1,55 @@
+#include "operator/names.h"
+
+namespace op {
+
+namespace {
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (auto p : parts) s.append(p);
+  return s;
+}
+}  // namespace
+
+std::string member_pvc(std::string_view member) { return cat({"data-", member}); }
+std::string cluster_token(std::string_view c, std::string_view ns) { return cat({c, "-", ns}); }
+std::string root_credentials_secret(std::string_view c) { return cat({c, "-root-credentials"}); }
+std::string native_client_service(std::string_view c) { return cat({c, "-client"}); }
+std::string legacy_cluster_state_configmap(std::string_view c) { return cat({c, "-cluster-state"}); }
+std::string member_dns(std::string_view pod, std::string_view service, std::string_view ns) {
+  return cat({pod, ".", service, ".", ns, ".svc"});
+}
+std::string service_dns(std::string_view service, std::string_view ns) { return cat({service, ".", ns, ".svc"}); }
+
+nlohmann::ordered_json legacy_labels(std::string_view c) {
+  return {{std::string(kLabelName), std::string(kLabelNameValue)},
+          {std::string(kLabelInstance), std::string(c)},
+          {std::string(kLabelManagedBy), std::string(kLabelManagedByValue)}};
+}
+
+nlohmann::ordered_json cluster_labels(std::string_view c) {
+  auto l = legacy_labels(c);
+  l[std::string(kLabelCluster)] = std::string(c);
+  return l;
+}
+
+nlohmann::ordered_json member_labels(std::string_view c, std::string_view m) {
+  auto l = cluster_labels(c);
+  l[std::string(kLabelComponent)] = std::string(m);
+  return l;
+}
+
+std::string legacy_selector(std::string_view c) {
+  return cat({kLabelName, "=", kLabelNameValue, ",", kLabelInstance, "=", c});
+}
+
+nlohmann::ordered_json owner_reference(std::string_view kind, std::string_view name, std::string_view uid,
+                                       bool controller) {
+  return {{"apiVersion", std::string(kApiVersion)},
+          {"kind", std::string(kind)},
+          {"name", std::string(name)},
+          {"uid", std::string(uid)},
+          {"controller", controller},
+          {"blockOwnerDeletion", controller}};
+}
+
+}  // namespace op

@@ -1,0 +1,87 @@
+// The contract with the etcd operator and with the legacy operator: API
+// groups, label and annotation keys, object names. Every such string of the
+// suite lives here and nowhere else (DESIGN.md "one name, one place").
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace op {
+
+// --- APIs --------------------------------------------------------------------
+inline constexpr std::string_view kGroup = "etcd-operator.cozystack.io";
+inline constexpr std::string_view kVersion = "v1alpha2";
+inline constexpr std::string_view kApiVersion = "etcd-operator.cozystack.io/v1alpha2";
+inline constexpr std::string_view kLegacyGroup = "etcd.aenix.io";
+inline constexpr std::string_view kLegacyVersion = "v1alpha1";
+inline constexpr std::string_view kLegacyApiVersion = "etcd.aenix.io/v1alpha1";
+
+inline constexpr std::string_view kKindEtcdCluster = "EtcdCluster";
+inline constexpr std::string_view kKindEtcdMember = "EtcdMember";
+inline constexpr std::string_view kKindEtcdSnapshot = "EtcdSnapshot";
+inline constexpr std::string_view kKindEtcdBackup = "EtcdBackup";
+inline constexpr std::string_view kKindEtcdBackupSchedule = "EtcdBackupSchedule";
+
+// --- labels ------------------------------------------------------------------
+// The three labels the legacy operator puts on pods and selectors; the new
+// operator keeps them on its cluster-level label set.
+inline constexpr std::string_view kLabelName = "app.kubernetes.io/name";
+inline constexpr std::string_view kLabelNameValue = "etcd";
+inline constexpr std::string_view kLabelInstance = "app.kubernetes.io/instance";
+inline constexpr std::string_view kLabelManagedBy = "app.kubernetes.io/managed-by";
+inline constexpr std::string_view kLabelManagedByValue = "etcd-operator";
+inline constexpr std::string_view kLabelComponent = "app.kubernetes.io/component";
+inline constexpr std::string_view kLabelCluster = "etcd-operator.cozystack.io/cluster";
+inline constexpr std::string_view kLabelRole = "etcd-operator.cozystack.io/role";
+inline constexpr std::string_view kRoleVoter = "voter";
+
+// --- annotations and finalizers -----------------------------------------------
+inline constexpr std::string_view kReservedPrefix = "etcd-operator.cozystack.io/";
+inline constexpr std::string_view kAnnHeadlessServiceName = "etcd-operator.cozystack.io/headless-service-name";
+inline constexpr std::string_view kAnnDataDirSubpath = "etcd-operator.cozystack.io/data-dir-subpath";
+inline constexpr std::string_view kAnnPeerAutoTls = "etcd-operator.cozystack.io/peer-auto-tls";
+inline constexpr std::string_view kMemberFinalizer = "etcd-operator.cozystack.io/member-cleanup";
+// The legacy data dir is <volume>/default.etcd.
+inline constexpr std::string_view kLegacyDataDirSubpath = "default.etcd";
+
+// This suite's own keys (decisions.md E5), all under one prefix.
+inline constexpr std::string_view kOwnPrefix = "cli.etcd-operator.cozystack.io/";
+inline constexpr std::string_view kAnnAdoptedFrom = "cli.etcd-operator.cozystack.io/adopted-from";
+inline constexpr std::string_view kAnnAdoption = "cli.etcd-operator.cozystack.io/adoption";
+inline constexpr std::string_view kAnnRenderedBy = "cli.etcd-operator.cozystack.io/rendered-by";
+inline constexpr std::string_view kAnnReplicasBeforeBreakGlass =
+    "cli.etcd-operator.cozystack.io/replicas-before-break-glass";
+
+// --- legacy defaults -----------------------------------------------------------
+inline constexpr std::string_view kLegacyDefaultImage = "quay.io/coreos/etcd:v3.5.12";
+inline constexpr std::string_view kLegacyDefaultClaim = "data";
+inline constexpr std::string_view kLegacyContainer = "etcd";
+inline constexpr std::string_view kDefaultControllerNamespace = "etcd-operator-system";
+inline constexpr std::string_view kDefaultLegacyController = "etcd-operator-system/etcd-operator-controller-manager";
+inline constexpr std::string_view kDefaultNewController = "etcd-operator-system/etcd-operator";
+inline constexpr int kClientPort = 2379;
+inline constexpr int kPeerPort = 2380;
+
+// --- names ---------------------------------------------------------------------
+std::string member_pvc(std::string_view member);             // data-<m>
+std::string cluster_token(std::string_view c, std::string_view ns);  // <c>-<ns>
+std::string root_credentials_secret(std::string_view c);    // <c>-root-credentials
+std::string native_client_service(std::string_view c);      // <c>-client
+std::string legacy_cluster_state_configmap(std::string_view c);  // <c>-cluster-state
+// <pod>.<svc>.<ns>.svc
+std::string member_dns(std::string_view pod, std::string_view service, std::string_view ns);
+std::string service_dns(std::string_view service, std::string_view ns);  // <svc>.<ns>.svc
+
+// --- label sets ------------------------------------------------------------------
+nlohmann::ordered_json legacy_labels(std::string_view c);          // the three labels
+nlohmann::ordered_json cluster_labels(std::string_view c);         // three + cluster label
+nlohmann::ordered_json member_labels(std::string_view c, std::string_view m);  // + component
+std::string legacy_selector(std::string_view c);  // name=etcd,instance=<c> (the reference's pod list)
+
+// An owner reference to a new-API object.
+nlohmann::ordered_json owner_reference(std::string_view kind, std::string_view name, std::string_view uid,
+                                       bool controller);
+
+}  // namespace op
