@@ -25,6 +25,7 @@ IMAGE_FOR = {"3.4": "quay.io/coreos/etcd:v3.4.23",
              "3.5": "quay.io/coreos/etcd:v3.5.21",
              "3.6": "quay.io/coreos/etcd:v3.6.11"}
 NS_LABEL = "kubernetes.io/metadata.name"
+MADE_BY = "testenv.etcd-operator-cli/created-by"
 
 
 def log(msg):
@@ -351,7 +352,9 @@ class Fixture:
 
     def operator(self):
         for ns in dict.fromkeys([self.legacy_ns, self.new_ns]):
-            _, made = ensure({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+            # Marked, so the last fixture using these coordinates removes it.
+            _, made = ensure({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+                "name": ns, "annotations": {MADE_BY: "legacy-fixture"}}})
             if made:
                 self.created.append(["namespace", ns, ""])
         sel = {"control-plane": "controller-manager"}
@@ -603,15 +606,15 @@ def update_selector(kind, name, ns, add=None):
     """Adds ns to (add given) or removes it from the namespaceSelector of a
     webhook configuration shared by fixtures with the same operator
     coordinates; creates it / deletes it when it holds no namespace. Retries
-    on a write conflict."""
+    on a write conflict. Returns whether the configuration still exists."""
     for _ in range(20):
         cur = get(kind, name)
         if cur is None:
             if add is None:
-                return
+                return False
             try:
                 create([add])
-                return
+                return True
             except KubectlError as e:
                 if "already exists" in str(e):
                     continue
@@ -631,7 +634,7 @@ def update_selector(kind, name, ns, add=None):
                 kubectl("delete", kind, name, "--ignore-not-found", "--wait=false")
             else:
                 kubectl("replace", "-f", "-", data=cur)
-            return
+            return left
         except KubectlError as e:
             if "conflict" in str(e).lower() or "modified" in str(e):
                 time.sleep(0.2)
@@ -656,12 +659,25 @@ def down(a):
     with open(path) as f:
         fx = json.load(f)
     ns = fx["namespace"]
+    shared = False
     for kind, name in zip(("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"),
                           fx["webhooks"]):
-        update_selector(kind, name, ns)
+        shared = update_selector(kind, name, ns) or shared
     subprocess.run([os.path.join(HERE, "etcd-cluster"), "down", "--dir", fx["etcdDir"]],
                    stdout=subprocess.DEVNULL)
-    for kind, name, ons in reversed(fx["created"]):
+    todo = list(fx["created"])
+    if not shared:
+        # The last fixture with these operator coordinates: remove the
+        # operator namespaces any fixture made.
+        for c in (fx["legacyController"], fx["newController"]):
+            ons = c.split("/")[0]
+            o = get("namespace", ons)
+            if o and (o["metadata"].get("annotations") or {}).get(MADE_BY):
+                todo.append(["namespace", ons, ""])
+    for kind, name, ons in reversed(todo):
+        if shared and not (kind == "namespace" and name == ns):
+            # Other fixtures still use these operator coordinates.
+            continue
         a2 = ["delete", kind, name, "--ignore-not-found", "--wait=false"]
         if ons:
             a2 += ["-n", ons]
