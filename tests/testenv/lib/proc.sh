@@ -19,7 +19,7 @@ proc_alive() {
     pid=$(<"$pidfile")
     [[ -n "$pid" && -r /proc/$pid/cmdline ]] || return 1
     owner=$(proc_owner_dir "$pidfile")
-    tr '\0' ' ' </proc/"$pid"/cmdline | grep -qF -- "$owner" || return 1
+    { tr '\0' ' ' </proc/"$pid"/cmdline; } 2>/dev/null | grep -qF -- "$owner" || return 1
     # A zombie is not alive.
     [[ $(awk '{print $3}' /proc/"$pid"/stat 2>/dev/null) != Z ]]
 }
