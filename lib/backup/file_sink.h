@@ -1,0 +1,39 @@
+// A local file written atomically: bytes go to "<path>.part" (mode 0600,
+// created exclusively), commit() fsyncs it, renames it over <path> and fsyncs
+// the directory. Readers see either the old file or the complete new one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backup/sink.h"
+#include "cli/result.h"
+
+namespace backup {
+
+class FileSink final : public Sink {
+ public:
+  // Creates "<path>.part"; a stale one from a killed run is replaced.
+  static cli::Result<std::unique_ptr<FileSink>> create(const std::string& path);
+  ~FileSink() override;
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  cli::Status write(std::string_view data) override;
+  cli::Status commit() override;
+  void abort() noexcept override;
+
+  const std::string& path() const { return path_; }
+  std::string part_path() const { return path_ + ".part"; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  FileSink(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t bytes_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace backup

@@ -1,0 +1,106 @@
+// The etcd v3 client both programs use (gRPC). One channel per endpoint,
+// created on first use and reused; one ClientContext with a deadline per call.
+//
+// Two kinds of calls (admin.md 5.4):
+// - cluster calls (membership, alarms, auth, KV) go to any endpoint of the
+//   config: the first that works, skipping endpoints that cannot be reached
+//   or that are learners (a failed endpoint is tried last next time);
+// - per-member calls (Status, Defragment, Hash, HashKV, Snapshot, MoveLeader)
+//   go to exactly the endpoint given, which need not be in the config.
+//
+// With a user configured, the client authenticates once, sends the token as
+// the `token` metadata on every call, and authenticates again when etcd says
+// the token is invalid (expired). Credentials are never sent over plaintext.
+// No call throws; every call is safe to make from several threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backup/sink.h"
+#include "cli/result.h"
+#include "etcd/config.h"
+#include "etcd/fanout.h"
+#include "etcd/snapshot.h"
+#include "etcd/types.h"
+
+namespace etcd {
+
+class Client {
+ public:
+  // Checks the config and loads TLS material; dials nothing yet.
+  static cli::Result<std::unique_ptr<Client>> create(Config config);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  const Config& config() const;
+  // A deadline `call_timeout` from now.
+  Deadline default_deadline() const;
+
+  // Cluster: membership.
+  // linearizable: the answer reflects every committed change. etcd 3.4 has
+  // no such option, so a linearizable Range on the same member goes first as
+  // the barrier (decisions.md E20).
+  cli::Result<MemberList> member_list(bool linearizable = false);
+  cli::Result<MemberAddResult> member_add(const std::vector<std::string>& peer_urls, bool as_learner);
+  cli::Result<std::vector<Member>> member_remove(std::uint64_t id);
+  cli::Result<std::vector<Member>> member_update(std::uint64_t id, const std::vector<std::string>& peer_urls);
+  cli::Result<std::vector<Member>> member_promote(std::uint64_t id);
+
+  // Cluster: alarms. Disarm answers the alarms it deactivated.
+  cli::Result<std::vector<Alarm>> alarm_list();
+  cli::Result<std::vector<Alarm>> alarm_disarm(const Alarm& alarm);
+  // Lists, then deactivates each (the client-side convenience of admin.md 9.3).
+  cli::Result<std::vector<Alarm>> alarm_disarm_all();
+
+  // Cluster: KV.
+  cli::Result<RangeResult> range(const std::string& key, const RangeOptions& options = {});
+  cli::Result<Header> put(const std::string& key, const std::string& value);
+  cli::Result<std::int64_t> delete_range(const std::string& key, const std::string& range_end = {});
+  cli::Result<Header> compact(std::int64_t revision, bool physical = false);
+
+  // Cluster: auth. AuthStatus needs etcd 3.5+ (3.4 answers reason "Unimplemented").
+  cli::Result<bool> auth_status();
+  cli::Status auth_enable();
+  cli::Status auth_disable();
+  // Checks credentials and, on success, makes the client use them from now on.
+  cli::Status authenticate(const std::string& user, const std::string& password);
+  // nullopt: a user without password (authenticates by certificate CN only).
+  cli::Status user_add(const std::string& name, const std::optional<std::string>& password);
+  cli::Result<std::vector<std::string>> user_get(const std::string& name);  // its roles
+  cli::Status user_delete(const std::string& name);
+  cli::Status user_change_password(const std::string& name, const std::string& password);
+  cli::Status user_grant_role(const std::string& user, const std::string& role);
+  cli::Result<std::vector<Permission>> role_get(const std::string& role);
+
+  // Per member: `endpoint` is a client URL such as "https://10.0.0.4:2379".
+  // Without a deadline: call_timeout from now.
+  cli::Result<StatusInfo> status(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  cli::Result<Header> defragment(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  cli::Result<HashInfo> hash(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  cli::Result<HashKVInfo> hash_kv(const std::string& endpoint, std::int64_t revision,
+                                  std::optional<Deadline> deadline = {});
+  // Must go to the current leader's endpoint (admin.md 9.3).
+  cli::Result<Header> move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
+                                  std::optional<Deadline> deadline = {});
+  // Streams the member's db to the sink, verified, then commits the sink.
+  // Without a deadline the stream may take as long as it needs.
+  cli::Result<SnapshotInfo> snapshot(const std::string& endpoint, backup::Sink& sink,
+                                     SnapshotProgress progress = {}, std::optional<Deadline> deadline = {});
+
+  // Status of every endpoint at once under one deadline (default: call_timeout).
+  std::vector<MemberResult<StatusInfo>> status_all(const std::vector<std::string>& endpoints,
+                                                   std::optional<Deadline> deadline = {});
+
+  struct Impl;
+
+ private:
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace etcd

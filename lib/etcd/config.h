@@ -1,0 +1,42 @@
+// How to reach an etcd cluster: endpoints, TLS material, credentials and
+// timeouts. Plain values; built by the caller (from flags or Kubernetes
+// Secrets, admin.md 5.2-5.3) and handed to Client::create.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace etcd {
+
+struct TlsConfig {
+  // Files, as given by --cacert/--cert/--key.
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  // In-memory PEM, as read from a Secret's ca.crt/tls.crt/tls.key; each one
+  // wins over the matching file.
+  std::string ca_pem;
+  std::string cert_pem;
+  std::string key_pem;
+  // Verify (and send as SNI) this name instead of the endpoint's host: a pod
+  // reached by IP or through a port-forward is certified for its DNS name.
+  std::string server_name;
+  // Only with --insecure-skip-tls-verify; verification is on by default.
+  bool insecure_skip_verify = false;
+};
+
+struct Config {
+  // "https://host:2379", "http://host:2379" or "host:2379" (https when TLS
+  // material is given, else http).
+  std::vector<std::string> endpoints;
+  TlsConfig tls;
+  // Empty user: no token (anonymous, or the client certificate's CN).
+  std::string user;
+  std::string password;
+  std::chrono::milliseconds dial_timeout{5000};
+  // Default deadline of one call when the caller gives none.
+  std::chrono::milliseconds call_timeout{5000};
+};
+
+}  // namespace etcd

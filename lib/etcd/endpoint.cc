@@ -1,0 +1,50 @@
+#include "etcd/endpoint.h"
+
+namespace etcd {
+
+cli::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) {
+  auto bad = [&](const std::string& why) {
+    return cli::make_error(cli::ErrorKind::Usage, "invalid etcd endpoint: " + why, "endpoint \"" + url + "\"",
+                           "give a client URL such as https://10.0.0.4:2379");
+  };
+  Endpoint e;
+  e.url = url;
+  std::string rest = url;
+  e.secure = default_tls;
+  if (auto p = rest.find("://"); p != std::string::npos) {
+    std::string scheme = rest.substr(0, p);
+    if (scheme == "https" || scheme == "unixs") {
+      e.secure = true;
+    } else if (scheme == "http" || scheme == "unix") {
+      e.secure = false;
+    } else {
+      return bad("unknown scheme \"" + scheme + "\"");
+    }
+    rest = rest.substr(p + 3);
+  }
+  if (auto slash = rest.find('/'); slash != std::string::npos) {
+    if (rest.substr(slash) != "/") return bad("a path is not allowed");
+    rest.resize(slash);
+  }
+  if (rest.empty()) return bad("no host");
+  // "[v6]:port", "host:port", "host", "[v6]"
+  bool has_port;
+  if (rest.front() == '[') {
+    auto close = rest.find(']');
+    if (close == std::string::npos) return bad("unclosed [");
+    has_port = close + 1 < rest.size() && rest[close + 1] == ':';
+  } else {
+    has_port = rest.find(':') != std::string::npos;
+  }
+  if (has_port) {
+    auto colon = rest.rfind(':');
+    std::string port = rest.substr(colon + 1);
+    if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos) return bad("bad port");
+  } else {
+    rest += ":2379";
+  }
+  e.target = rest;
+  return e;
+}
+
+}  // namespace etcd

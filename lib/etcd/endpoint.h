@@ -1,0 +1,21 @@
+// A client URL as users and MemberList give it, and the gRPC target it
+// becomes.
+#pragma once
+
+#include <string>
+
+#include "cli/result.h"
+
+namespace etcd {
+
+struct Endpoint {
+  std::string url;     // as given
+  std::string target;  // "host:port" for gRPC
+  bool secure = false; // https
+};
+
+// "https://h:2379" / "http://h:2379" / "h:2379" (secure when default_tls);
+// the port defaults to 2379; a path other than "/" is refused.
+cli::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls);
+
+}  // namespace etcd

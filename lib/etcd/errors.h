@@ -1,0 +1,60 @@
+// Turns a failed gRPC call into a cli::Error. etcd's meaning is in the
+// description, not the code (admin.md 9.1/9.2: the same error has different
+// codes across versions), so the table matches the description first.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cli/error.h"
+
+namespace grpc {
+class Status;
+}
+
+namespace etcd {
+
+// Stable machine names put in cli::Error::reason.
+namespace reason {
+inline constexpr const char* kLearnerNotReady = "LearnerNotReady";
+inline constexpr const char* kMemberNotLearner = "MemberNotLearner";
+inline constexpr const char* kMemberNotFound = "MemberNotFound";
+inline constexpr const char* kMemberExists = "MemberExists";
+inline constexpr const char* kPeerURLExists = "PeerURLExists";
+inline constexpr const char* kTooManyLearners = "TooManyLearners";
+inline constexpr const char* kUnhealthyCluster = "UnhealthyCluster";
+inline constexpr const char* kNotLeader = "NotLeader";
+inline constexpr const char* kNoLeader = "NoLeader";
+inline constexpr const char* kBadLeaderTransferee = "BadLeaderTransferee";
+inline constexpr const char* kLearnerNotSupported = "NotSupportedForLearner";
+inline constexpr const char* kNoSpace = "NoSpace";
+inline constexpr const char* kCompacted = "Compacted";
+inline constexpr const char* kFutureRevision = "FutureRevision";
+inline constexpr const char* kAuthFailed = "AuthFailed";
+inline constexpr const char* kInvalidAuthToken = "InvalidAuthToken";
+inline constexpr const char* kNoPasswordUser = "NoPasswordUser";
+inline constexpr const char* kCredentialsRequired = "CredentialsRequired";
+inline constexpr const char* kPermissionDenied = "PermissionDenied";
+inline constexpr const char* kAuthNotEnabled = "AuthNotEnabled";
+inline constexpr const char* kInvalidAuthManagement = "InvalidAuthManagement";
+inline constexpr const char* kUserExists = "UserExists";
+inline constexpr const char* kUserNotFound = "UserNotFound";
+inline constexpr const char* kRoleNotFound = "RoleNotFound";
+inline constexpr const char* kRootUserMissing = "RootUserMissing";
+inline constexpr const char* kRequestTimeout = "RequestTimeout";
+inline constexpr const char* kCorrupt = "Corrupt";
+inline constexpr const char* kDeadlineExceeded = "DeadlineExceeded";
+inline constexpr const char* kUnavailable = "Unavailable";
+inline constexpr const char* kSnapshotCorrupt = "SnapshotCorrupt";
+}  // namespace reason
+
+// grpc_code is a grpc::StatusCode value; call names the RPC ("MemberPromote");
+// object is what it was about (a member, an endpoint).
+cli::Error map_error(int grpc_code, std::string_view description, std::string_view call, std::string object);
+cli::Error from_status(const grpc::Status& status, std::string_view call, std::string object);
+
+// The object text for a member: `member "name" (8e9e05c52164694d)`.
+std::string member_object(std::string_view name, std::uint64_t id);
+std::string endpoint_object(std::string_view endpoint);
+
+}  // namespace etcd

@@ -1,0 +1,17 @@
+// Member and cluster IDs are uint64. Output is always 16 lowercase hex digits
+// (cli.md); input follows decisions.md E15: up to 16 characters are hex (as
+// etcdctl reads them), 17-20 decimal digits are decimal, "0x" is accepted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cli/result.h"
+
+namespace etcd {
+
+std::string format_member_id(std::uint64_t id);
+cli::Result<std::uint64_t> parse_member_id(std::string_view text);
+
+}  // namespace etcd

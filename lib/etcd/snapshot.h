@@ -1,0 +1,58 @@
+// The receiving side of Maintenance.Snapshot, apart from gRPC so that it can
+// be tested with recorded streams. etcd sends the db in chunks and then one
+// message with the sha256 of everything before it (admin.md 9.4); the whole
+// stream goes to the sink unchanged (the file is then what etcdctl saves,
+// db ‖ sha256, and `etcdutl snapshot restore` checks the trailer again),
+// while the last 32 bytes seen are held back from the running hash. Memory
+// stays constant whatever the db size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "backup/sha256.h"
+#include "backup/sink.h"
+#include "cli/result.h"
+
+namespace etcd {
+
+// done = bytes received so far; total = the size the stream announced
+// (done + remaining_bytes of the latest message), 0 when unknown.
+using SnapshotProgress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+class SnapshotReceiver {
+ public:
+  SnapshotReceiver(backup::Sink& sink, SnapshotProgress progress, std::string object);
+  ~SnapshotReceiver();
+  SnapshotReceiver(const SnapshotReceiver&) = delete;
+  SnapshotReceiver& operator=(const SnapshotReceiver&) = delete;
+
+  // One stream message. A failed write aborts the sink.
+  cli::Status add(std::string_view blob, std::uint64_t remaining_bytes);
+  // The stream ended cleanly: checks the trailer, then commits the sink; a
+  // stream cut short or with a wrong trailer aborts it (no file is left).
+  cli::Status finish();
+  // The stream failed: drop what the sink holds.
+  void abort() noexcept;
+
+  std::uint64_t bytes() const { return bytes_; }
+  const std::string& sha256_hex() const { return sha_hex_; }
+
+ private:
+  cli::Error corrupt(std::string message);
+
+  backup::Sink& sink_;
+  SnapshotProgress progress_;
+  std::string object_;
+  backup::Sha256 sha_;
+  std::string tail_;  // the last (at most) 32 bytes, not hashed yet
+  std::uint64_t bytes_ = 0;
+  std::uint64_t last_remaining_ = 0;
+  std::size_t messages_ = 0;
+  std::string sha_hex_;
+  bool closed_ = false;
+};
+
+}  // namespace etcd
