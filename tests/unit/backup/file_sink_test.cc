@@ -1,0 +1,121 @@
+#include "backup/file_sink.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/file-sink-test.XXXXXX";
+    REQUIRE(mkdtemp(t) != nullptr);
+    path = t;
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+bool exists(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+
+}  // namespace
+
+TEST_CASE("bytes go to <path>.part until commit renames it over <path>") {
+  TempDir d;
+  std::string path = d.path + "/snap.db";
+  auto sink = backup::FileSink::create(path);
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->write("hello ").ok());
+  REQUIRE((*sink)->write("world").ok());
+  CHECK(exists(path + ".part"));
+  CHECK_FALSE(exists(path));
+  REQUIRE((*sink)->commit().ok());
+  CHECK(slurp(path) == "hello world");
+  CHECK_FALSE(exists(path + ".part"));
+  CHECK((*sink)->bytes() == 11);
+}
+
+TEST_CASE("the file is mode 0600 whatever the umask") {
+  TempDir d;
+  std::string path = d.path + "/snap.db";
+  mode_t old = ::umask(0);
+  auto sink = backup::FileSink::create(path);
+  ::umask(old);
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->write("x").ok());
+  struct stat st{};
+  REQUIRE(::stat((path + ".part").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  REQUIRE((*sink)->commit().ok());
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+}
+
+TEST_CASE("abort removes the temporary file and keeps an older file untouched") {
+  TempDir d;
+  std::string path = d.path + "/snap.db";
+  spit(path, "old");
+  auto sink = backup::FileSink::create(path);
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->write("new but partial").ok());
+  (*sink)->abort();
+  CHECK_FALSE(exists(path + ".part"));
+  CHECK(slurp(path) == "old");
+}
+
+TEST_CASE("a sink destroyed without commit leaves nothing behind") {
+  TempDir d;
+  std::string path = d.path + "/snap.db";
+  {
+    auto sink = backup::FileSink::create(path);
+    REQUIRE(sink.ok());
+    REQUIRE((*sink)->write("partial").ok());
+  }
+  CHECK_FALSE(exists(path + ".part"));
+  CHECK_FALSE(exists(path));
+}
+
+TEST_CASE("commit replaces an existing file atomically") {
+  TempDir d;
+  std::string path = d.path + "/snap.db";
+  spit(path, "old");
+  auto sink = backup::FileSink::create(path);
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->write("new").ok());
+  REQUIRE((*sink)->commit().ok());
+  CHECK(slurp(path) == "new");
+}
+
+TEST_CASE("a stale .part from a killed run is replaced") {
+  TempDir d;
+  std::string path = d.path + "/snap.db";
+  spit(path + ".part", "stale stale stale");
+  auto sink = backup::FileSink::create(path);
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->write("fresh").ok());
+  REQUIRE((*sink)->commit().ok());
+  CHECK(slurp(path) == "fresh");
+}
+
+TEST_CASE("a directory that does not exist is an error naming the file") {
+  auto sink = backup::FileSink::create("/nonexistent-dir-for-test/snap.db");
+  REQUIRE_FALSE(sink.ok());
+  CHECK(sink.error().object.find("/nonexistent-dir-for-test/snap.db.part") != std::string::npos);
+}
