@@ -533,8 +533,14 @@ class Fixture:
             elif o["kind"] == "Pod":
                 m = o["metadata"]["name"]
                 ip = self.ips[m]
-                image = next(c["image"] for c in o["spec"]["containers"] if c["name"] == "etcd")
-                cid = hashlib.sha256((o["metadata"]["uid"] + "etcd").encode()).hexdigest()
+                statuses = []
+                for c in o["spec"]["containers"]:
+                    cid = hashlib.sha256((o["metadata"]["uid"] + c["name"]).encode()).hexdigest()
+                    statuses.append({
+                        "name": c["name"], "ready": True, "started": True, "restartCount": 0,
+                        "image": c["image"], "imageID": c["image"] + "@sha256:" + "0" * 64,
+                        "containerID": "containerd://" + cid,
+                        "state": {"running": {"startedAt": ts}}})
                 cond = [{"type": t, "status": "True", "lastTransitionTime": ts}
                         for t in ("PodReadyToStartContainers", "Initialized", "Ready",
                                   "ContainersReady", "PodScheduled")]
@@ -542,11 +548,7 @@ class Fixture:
                     "phase": "Running", "conditions": cond,
                     "hostIP": "127.0.0.1", "hostIPs": [{"ip": "127.0.0.1"}],
                     "podIP": ip, "podIPs": [{"ip": ip}], "startTime": ts,
-                    "containerStatuses": [{
-                        "name": "etcd", "ready": True, "started": True, "restartCount": 0,
-                        "image": image, "imageID": image + "@sha256:" + "0" * 64,
-                        "containerID": "containerd://" + cid,
-                        "state": {"running": {"startedAt": ts}}}]})
+                    "containerStatuses": statuses})
 
         # 15: the legacy webhooks, after the CR, failing closed.
         self.webhooks()
