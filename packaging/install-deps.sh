@@ -14,6 +14,8 @@ packages=(
   etcd-server etcd-client openssl curl python3 util-linux procps iproute2 git ca-certificates
   # benchmarks
   hyperfine time
+  # tests: YAML pod templates of the legacy fixture
+  python3-yaml
 )
 
 as_root() {

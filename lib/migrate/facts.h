@@ -1,0 +1,63 @@
+// What planning knows about one legacy cluster's live world, gathered by
+// inspection (etcd and the API server) and handed to the pure translation.
+// Nothing here does I/O; tests build these values by hand.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace migrate {
+
+struct LiveMember {
+  std::string name;      // empty for a member that never started
+  std::string id;        // 16 lowercase hex digits
+  std::string peer_url;  // etcd's first peer URL, "" when none
+  bool is_learner = false;
+};
+
+struct PodFact {
+  std::string uid;
+  bool running = false;  // status.phase == Running
+  bool ready = false;    // condition Ready == True (D12)
+  bool deleting = false;
+};
+
+struct PvcFact {
+  bool found = false;
+  std::string error;            // a GET error other than not-found
+  std::string controller_kind;  // kind of a controller: true owner reference, "" if none
+  std::string controller_name;
+  std::string volume_name;      // spec.volumeName (recorded for verify)
+};
+
+struct ClusterFacts {
+  // B1: inspection failed, with the cause (pod list, TLS material, dial, RPC).
+  std::optional<std::string> inspect_error;
+  std::string cluster_id;  // 16 lowercase hex digits
+  std::vector<LiveMember> members;  // as etcd returned them
+  bool live_auth = false;
+  std::map<std::string, PodFact> pods;   // by pod name (only pods named as members)
+  std::map<std::string, PvcFact> pvcs;   // by member name: PVC data-<m>
+  // New-API objects of the same names, as they are (D10).
+  std::optional<nlohmann::json> new_cluster;
+  std::map<std::string, nlohmann::json> new_members;
+  // The Service named <c> when it exists (E1).
+  std::optional<nlohmann::json> service_c;
+  // --auth-secret N: whether N exists with a non-empty password (E2).
+  enum class AuthSecret { NotGiven, Usable, Missing, NoPassword };
+  AuthSecret auth_secret = AuthSecret::NotGiven;
+  bool root_secret_exists = false;  // <c>-root-credentials already there (D11)
+};
+
+struct PlanOptions {
+  std::string version_override;  // --version, "" = from the image
+  std::string auth_secret;       // --auth-secret, "" = generate
+  bool skip_backup = false;
+  bool backup_configured = false;
+};
+
+}  // namespace migrate

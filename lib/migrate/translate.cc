@@ -1,0 +1,394 @@
+#include "migrate/translate.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "operator/names.h"
+#include "operator/quantity.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+bool is_semver_triplet(const std::string& s) {
+  int parts = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == start) return false;
+    ++parts;
+    if (i == s.size()) break;
+    if (s[i] != '.' || parts == 3) return false;
+    ++i;
+    if (i == s.size()) return false;
+  }
+  return parts == 3;
+}
+
+bool parse_int64_strict(const std::string& s, long long& out) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  if (i == s.size()) return false;
+  for (size_t j = i; j < s.size(); ++j) {
+    if (s[j] < '0' || s[j] > '9') return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno == ERANGE || end != s.c_str() + s.size()) return false;
+  out = v;
+  return true;
+}
+
+namespace {
+
+bool present(const json* v) {
+  if (v == nullptr || v->is_null()) return false;
+  if (v->is_array() || v->is_object() || v->is_string()) return !v->empty() && !(v->is_string() && v->get<std::string>().empty());
+  return true;
+}
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+void add(SpecTranslation& t, const char* id, std::string message) { t.verdicts.push_back({id, std::move(message)}); }
+
+std::string translate_version(const op::LegacyCluster& legacy, const PlanOptions& options, SpecTranslation& t) {
+  if (!options.version_override.empty()) {
+    if (!is_semver_triplet(options.version_override)) {
+      add(t, "B2", "--version " + quote(options.version_override) +
+                       " is not an etcd version of the form X.Y.Z (digits only, no leading v)");
+      return {};
+    }
+    return options.version_override;
+  }
+  std::string image;
+  if (const auto* c = legacy.etcd_container(); c != nullptr) image = c->value("image", "");
+  if (image.empty()) {
+    image = std::string(op::kLegacyDefaultImage);
+    add(t, "W1", "the podTemplate names no etcd image; assuming the legacy default " + image);
+  }
+  auto colon = image.rfind(':');
+  std::string tag = colon == std::string::npos ? std::string() : image.substr(colon + 1);
+  std::string version = tag.rfind('v', 0) == 0 ? tag.substr(1) : tag;
+  if (tag.empty() || !is_semver_triplet(version)) {
+    add(t, "B3", "cannot read an etcd version X.Y.Z from image " + quote(image) +
+                     (tag.empty() ? " (no tag)" : " (tag " + quote(tag) + ")") +
+                     "; pass --version X.Y.Z with the version the pods run");
+    return {};
+  }
+  return version;
+}
+
+// Returns the storage request in bytes (0 when none) for the quota default.
+long long translate_storage(const op::LegacyCluster& legacy, SpecTranslation& t) {
+  const json& spec = legacy.spec;
+  if (op::find_at(spec, "/storage/emptyDir") != nullptr) {
+    add(t, "B4", "spec.storage.emptyDir: the data lives in pod-bound emptyDir volumes with no PVC to hand over; "
+                 "an in-place adoption is impossible (recreate the cluster under the new operator and restore a snapshot)");
+    return 0;
+  }
+  const json* vct = op::find_at(spec, "/storage/volumeClaimTemplate");
+  const json* request = vct ? op::find_at(*vct, "/spec/resources/requests/storage") : nullptr;
+  // An explicit storageClassName "" counts as set and is carried as "".
+  const json* klass = vct ? op::find_at(*vct, "/spec/storageClassName") : nullptr;
+  const json* modes = vct ? op::find_at(*vct, "/spec/accessModes") : nullptr;
+  bool set = request != nullptr || klass != nullptr || present(modes) || legacy.claim_name_is_custom();
+  if (!set) {
+    add(t, "B5", "spec.storage has neither emptyDir nor a usable volumeClaimTemplate: the legacy operator "
+                 "ran such clusters on disk-backed emptyDir volumes; recreate the cluster under the new operator");
+    return 0;
+  }
+  if (legacy.claim_name_is_custom()) {
+    add(t, "B15", "spec.storage.volumeClaimTemplate.metadata.name is " + quote(legacy.claim_name()) +
+                      ": the new operator only uses PVCs named data-<member>, so these PVCs cannot be adopted in place");
+  }
+  ojson storage = ojson::object();
+  long long bytes = 0;
+  if (request != nullptr) {
+    std::string text = request->is_string() ? request->get<std::string>() : request->dump();
+    auto q = op::parse_quantity(text);
+    storage["size"] = q ? q->canonical() : text;
+    if (q) bytes = q->ceil_int();
+  } else {
+    storage["size"] = "1Gi";
+    add(t, "W2", "the volumeClaimTemplate has no storage request; the new spec.storage.size defaults to 1Gi");
+  }
+  if (klass != nullptr) storage["storageClassName"] = *klass;
+  t.spec["storage"] = storage;
+  return bytes;
+}
+
+ojson canonical_resources(const json& resources) {
+  ojson out = ojson::object();
+  for (const char* part : {"limits", "requests", "claims"}) {
+    auto it = resources.find(part);
+    if (it == resources.end() || it->is_null()) continue;
+    if (std::string(part) == "claims") {
+      out[part] = *it;
+      continue;
+    }
+    ojson m = ojson::object();
+    for (auto kv = it->begin(); kv != it->end(); ++kv) {
+      std::string text = kv->is_string() ? kv->get<std::string>() : kv->dump();
+      auto c = op::canonical_quantity(text);
+      m[kv.key()] = c ? *c : text;
+    }
+    out[part] = m;
+  }
+  return out;
+}
+
+void translate_pod_template(const op::LegacyCluster& legacy, SpecTranslation& t) {
+  const json& spec = legacy.spec;
+  std::vector<std::string> dropped;
+
+  ojson meta = ojson::object();
+  for (const char* key : {"labels", "annotations"}) {
+    const json* m = op::find_at(spec, (std::string("/podTemplate/metadata/") + key).c_str());
+    if (m != nullptr && m->is_object() && !m->empty()) meta[key] = *m;
+  }
+  if (!meta.empty()) t.spec["additionalMetadata"] = meta;
+
+  const json* etcd = legacy.etcd_container();
+  t.spec["resources"] = ojson::object();
+  if (etcd != nullptr) {
+    if (auto r = etcd->find("resources"); r != etcd->end() && r->is_object()) {
+      t.spec["resources"] = canonical_resources(*r);
+    }
+    for (const char* field : {"command", "args", "env", "envFrom", "volumeMounts", "ports", "livenessProbe",
+                              "readinessProbe", "startupProbe", "securityContext"}) {
+      auto it = etcd->find(field);
+      if (it != etcd->end() && present(&*it)) dropped.push_back(std::string("containers[etcd].") + field);
+    }
+  }
+  if (const json* containers = op::find_at(spec, "/podTemplate/spec/containers");
+      containers != nullptr && containers->is_array()) {
+    for (const auto& c : *containers) {
+      std::string name = c.is_object() ? c.value("name", "") : "";
+      if (name != op::kLegacyContainer) dropped.push_back("containers[" + name + "] (sidecar)");
+    }
+  }
+  const json* pod = op::find_at(spec, "/podTemplate/spec");
+  if (pod != nullptr && pod->is_object()) {
+    for (const char* field : {"affinity", "topologySpreadConstraints"}) {
+      auto it = pod->find(field);
+      if (it != pod->end() && !it->is_null()) t.spec[field] = *it;
+    }
+    if (auto it = pod->find("imagePullSecrets"); it != pod->end() && it->is_array() && !it->empty()) {
+      t.spec["imagePullSecrets"] = *it;
+    }
+    for (const char* field : {"nodeSelector", "tolerations", "initContainers", "volumes", "serviceAccountName",
+                              "priorityClassName", "hostAliases", "dnsPolicy", "dnsConfig", "runtimeClassName",
+                              "schedulerName", "terminationGracePeriodSeconds"}) {
+      auto it = pod->find(field);
+      if (it != pod->end() && present(&*it)) dropped.push_back(field);
+    }
+    if (auto it = pod->find("securityContext"); it != pod->end() && it->is_object() && !it->empty()) {
+      dropped.push_back("securityContext");
+    }
+    if (auto it = pod->find("hostNetwork"); it != pod->end() && it->is_boolean() && it->get<bool>()) {
+      dropped.push_back("hostNetwork");
+    }
+  }
+  if (!dropped.empty()) {
+    std::sort(dropped.begin(), dropped.end());
+    std::string list;
+    for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
+    add(t, "W3", "podTemplate items the new operator does not take are dropped: " + list);
+  }
+}
+
+void translate_options(const op::LegacyCluster& legacy, long long storage_bytes, SpecTranslation& t) {
+  std::map<std::string, std::string> legacy_options;  // byte order, as §7.2 processes them
+  if (const json* o = op::find_at(legacy.spec, "/options"); o != nullptr && o->is_object()) {
+    for (auto it = o->begin(); it != o->end(); ++it) {
+      legacy_options[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+    }
+  }
+  ojson options = ojson::object();
+  std::string unknown;
+  for (const auto& [key, value] : legacy_options) {
+    if (key == "quota-backend-bytes" || key == "snapshot-count") {
+      long long v = 0;
+      if (!parse_int64_strict(value, v)) {
+        add(t, "B6", "spec.options " + key + "=" + quote(value) +
+                         " is not a base-10 integer (no units, spaces or underscores); fix the option first");
+        continue;
+      }
+      options[key == "snapshot-count" ? "snapshotCount" : "quotaBackendBytes"] = v;
+    } else if (key == "auto-compaction-mode") {
+      if (value != "periodic" && value != "revision") {
+        add(t, "B7", "spec.options auto-compaction-mode=" + quote(value) + " must be periodic or revision");
+        continue;
+      }
+      options["autoCompactionMode"] = value;
+    } else if (key == "auto-compaction-retention") {
+      if (!value.empty()) options["autoCompactionRetention"] = value;
+    } else {
+      unknown += (unknown.empty() ? "" : ", ") + key + "=" + quote(value);
+    }
+  }
+  if (!unknown.empty()) {
+    add(t, "W7", "spec.options keys without a v1alpha2 field are dropped (the etcd flags go away): " + unknown);
+  }
+  // D7 / E7: what the legacy operator passed to etcd on its own stays in force.
+  std::vector<std::string> defaults;
+  if (!legacy_options.count("auto-compaction-retention")) {
+    options["autoCompactionRetention"] = "5m";
+    defaults.push_back("autoCompactionRetention=5m");
+  }
+  if (!legacy_options.count("snapshot-count")) {
+    options["snapshotCount"] = 10000;
+    defaults.push_back("snapshotCount=10000");
+  }
+  if (!legacy_options.count("quota-backend-bytes") && storage_bytes > 0) {
+    long long quota = static_cast<long long>(static_cast<op::int128>(storage_bytes) * 95 / 100);
+    options["quotaBackendBytes"] = quota;
+    defaults.push_back("quotaBackendBytes=" + std::to_string(quota));
+  }
+  if (!defaults.empty()) {
+    std::string list;
+    for (const auto& d : defaults) list += (list.empty() ? "" : ", ") + d;
+    add(t, "N10", "the legacy operator's implicit etcd flags are written into spec.options so they stay in force: " + list);
+  }
+  t.spec["options"] = options;
+}
+
+void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember>& members, SpecTranslation& t) {
+  std::string s = legacy.tls_secret("serverSecret"), c = legacy.tls_secret("clientSecret"),
+              sca = legacy.tls_secret("serverTrustedCASecret"), cca = legacy.tls_secret("clientTrustedCASecret"),
+              p = legacy.tls_secret("peerSecret"), pca = legacy.tls_secret("peerTrustedCASecret");
+  ojson tls = ojson::object();
+  ojson member_tls = ojson::object();
+  if (!s.empty()) {
+    ojson client = {{"serverSecretRef", {{"name", s}}}};
+    if (!c.empty()) client["operatorClientSecretRef"] = {{"name", c}};
+    tls["client"] = client;
+    member_tls["clientServerSecretRef"] = {{"name", s}};
+    if (!c.empty()) member_tls["clientMTLS"] = true;
+    if (!sca.empty() && sca != s) {
+      add(t, "W8", "serverTrustedCASecret " + quote(sca) + " is dropped: copy its ca.crt into Secret " + quote(s) +
+                       " before starting the operator (v1alpha2 reads the client-plane CA from the server Secret's ca.crt)");
+    }
+    if (!cca.empty() && cca != s) {
+      add(t, "W9", "clientTrustedCASecret " + quote(cca) + " is dropped: v1alpha2 uses the ca.crt of Secret " + quote(s) +
+                       " as etcd's trusted client CA; merge the CA of " + quote(cca) + " into it if client certificates are signed by it");
+    }
+  } else if (!c.empty() || !sca.empty() || !cca.empty()) {
+    add(t, "W10", "clientSecret/serverTrustedCASecret/clientTrustedCASecret without serverSecret are dropped "
+                  "(they enabled nothing in the legacy operator either)");
+  }
+  if (!p.empty()) {
+    tls["peer"] = {{"secretRef", {{"name", p}}}};
+    member_tls["peerSecretRef"] = {{"name", p}};
+    if (!pca.empty() && pca != p) {
+      add(t, "W11", "peerTrustedCASecret " + quote(pca) + " is dropped: copy its ca.crt into Secret " + quote(p));
+    }
+  } else {
+    if (!pca.empty()) add(t, "W12", "peerTrustedCASecret " + quote(pca) + " without peerSecret is dropped");
+    // §7.9: the legacy operator ran --peer-auto-tls without a peer Secret.
+    std::vector<const LiveMember*> sorted;
+    for (const auto& m : members) sorted.push_back(&m);
+    std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    for (const auto* m : sorted) {
+      if (m->peer_url.rfind("https://", 0) == 0) {
+        t.annotations[std::string(op::kAnnPeerAutoTls)] = "true";
+        member_tls["peerAutoTLS"] = true;
+        t.verdicts.push_back(
+            {"S1", "the cluster runs peer auto-TLS (member " + m->name + " advertises " + m->peer_url +
+                       "): it is carried forward through the annotation " + std::string(op::kAnnPeerAutoTls) +
+                       " so new members can still peer; the peer plane is encrypted but unauthenticated (anything "
+                       "reaching port 2380 can join); moving to real mTLS later (spec.tls.peer.secretRef or "
+                       "cert-manager) means delete-and-recreate because spec.tls is immutable"});
+        break;
+      }
+    }
+  }
+  if (!tls.empty()) t.spec["tls"] = tls;
+  t.member_tls = member_tls.empty() ? ojson() : member_tls;
+}
+
+void translate_auth(const op::LegacyCluster& legacy, const ClusterFacts& facts, const PlanOptions& options,
+                    SpecTranslation& t) {
+  if (!legacy.enable_auth()) {
+    if (facts.live_auth && !facts.inspect_error) {
+      add(t, "W20", "auth is enabled in etcd although the legacy spec says enableAuth: false (the legacy operator "
+                    "disables it on every reconcile); the tool disables it too");
+    }
+    return;
+  }
+  if (legacy.tls_secret("serverSecret").empty()) {
+    add(t, "B8", "spec.security.enableAuth is true without tls.serverSecret: v1alpha2 auth requires client TLS");
+    return;
+  }
+  t.spec_auth = true;
+  if (!options.auth_secret.empty()) {
+    t.root_secret = options.auth_secret;
+    if (facts.auth_secret == ClusterFacts::AuthSecret::Missing) {
+      add(t, "B19", "--auth-secret " + quote(options.auth_secret) + " does not exist in namespace " + quote(legacy.ns) +
+                        "; create it (type kubernetes.io/basic-auth, key password) or leave the flag out to generate one");
+    } else if (facts.auth_secret == ClusterFacts::AuthSecret::NoPassword) {
+      add(t, "B19", "--auth-secret " + quote(options.auth_secret) + " in namespace " + quote(legacy.ns) +
+                        " has no non-empty key password; add one or leave the flag out to generate a Secret");
+    }
+  } else {
+    t.root_secret = op::root_credentials_secret(legacy.name);
+    t.generate_root_secret = !facts.root_secret_exists;
+    add(t, "N1", (facts.root_secret_exists ? "the root credentials Secret " + quote(t.root_secret) + " exists and is kept"
+                                           : "a root credentials Secret " + quote(t.root_secret) +
+                                                 " is generated (password never shown)") +
+                     "; point etcd consumers (e.g. a Kamaji DataStore's basicAuth) at it");
+  }
+  t.spec["auth"] = {{"enabled", true}, {"rootCredentialsSecretRef", {{"name", t.root_secret}}}};
+  add(t, "N2", "auth: the tool disables auth and replaces the legacy password-less root user with one whose "
+               "password is the Secret's; the new operator turns auth back on with that Secret");
+  add(t, "W13", "auth stays off from the tool's auth step until the new operator enables it again; plan the window");
+}
+
+}  // namespace
+
+SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vector<LiveMember>& members,
+                               const ClusterFacts& facts, const PlanOptions& options) {
+  SpecTranslation t;
+  const json& spec = legacy.spec;
+  t.spec["replicas"] = static_cast<int>(members.size());
+  std::string version = translate_version(legacy, options, t);
+  if (!version.empty()) t.spec["version"] = version;
+  long long bytes = translate_storage(legacy, t);
+  translate_pod_template(legacy, t);
+  translate_options(legacy, bytes, t);
+  translate_tls(legacy, members, t);
+  translate_auth(legacy, facts, options, t);
+
+  if (op::find_at(spec, "/serviceTemplate") != nullptr) {
+    add(t, "W4", "spec.serviceTemplate is dropped: the operator owns the client Service, named " +
+                     quote(op::native_client_service(legacy.name)));
+  }
+  if (op::find_at(spec, "/headlessServiceTemplate") != nullptr) {
+    add(t, "W5", "spec.headlessServiceTemplate is dropped: the operator owns the headless Service, named " +
+                     quote(legacy.name));
+  }
+  if (op::find_at(spec, "/podDisruptionBudgetTemplate") != nullptr) {
+    add(t, "W6", "spec.podDisruptionBudgetTemplate is dropped: the operator creates its own PDB with "
+                 "minAvailable = n/2+1 of the voters");
+  }
+  if (op::find_at(spec, "/bootstrap/restore") != nullptr) {
+    add(t, "W14", "spec.bootstrap.restore is dropped: it only applied when the legacy cluster was created, and an "
+                  "adopted cluster never bootstraps");
+  }
+  if (const json* r = op::find_at(spec, "/replicas"); r != nullptr && r->is_number_integer() &&
+                                                      !facts.inspect_error &&
+                                                      r->get<long long>() != static_cast<long long>(members.size())) {
+    add(t, "W15", "legacy spec.replicas is " + std::to_string(r->get<long long>()) + " but etcd has " +
+                      std::to_string(members.size()) + " members; adopting with the live count");
+  }
+  return t;
+}
+
+}  // namespace migrate
