@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <climits>
 #include <map>
 #include <mutex>
@@ -87,6 +88,7 @@ struct Client::Impl {
   std::string password;
   std::string token;
   bool auth_off = false;  // etcd said authentication is not enabled
+  std::atomic<bool> has_credentials{false};
 
   // One attempt budget of a cluster call: connecting plus answering.
   Deadline attempt_deadline() const { return Clock::now() + cfg.dial_timeout + cfg.call_timeout; }
@@ -96,14 +98,12 @@ struct Client::Impl {
     if (!ep) return std::move(ep).error();
     std::lock_guard lock(mu);
     if (auto it = conns.find(url); it != conns.end()) return it->second;
-    {
-      std::lock_guard alock(auth_mu);
-      if (!ep->secure && !user.empty()) {
-        auto e = cli::make_error(cli::ErrorKind::Refused, "refusing to send credentials over plaintext",
-                                 endpoint_object(url), "use an https endpoint with the cluster's CA");
-        e.reason = "PlaintextCredentials";
-        return e;
-      }
+    // Not auth_mu: logging in dials, and holds auth_mu while doing so.
+    if (!ep->secure && has_credentials.load()) {
+      auto e = cli::make_error(cli::ErrorKind::Refused, "refusing to send credentials over plaintext",
+                               endpoint_object(url), "use an https endpoint with the cluster's CA");
+      e.reason = "PlaintextCredentials";
+      return e;
     }
     grpc::ChannelArguments args;
     // Reconnect promptly after a member restarts, and give up a connection
@@ -291,6 +291,7 @@ cli::Result<std::unique_ptr<Client>> Client::create(Config config) {
   }
   impl->user = config.user;
   impl->password = config.password;
+  impl->has_credentials = !config.user.empty();
   // The password lives in Impl only; the config copy callers can read back
   // does not keep it.
   config.password.clear();
@@ -546,6 +547,7 @@ cli::Status Client::authenticate(const std::string& user, const std::string& pas
   }
   auto t = impl_->authenticate_raw(user, password);
   if (!t) return on_user(std::move(t).error(), user);
+  impl_->has_credentials = true;
   std::lock_guard lock(impl_->auth_mu);
   impl_->user = user;
   impl_->password = password;
@@ -733,10 +735,10 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     info.endpoint = endpoint;
     cli::Status write_failed;
     while (reader->Read(&msg)) {
-      if (!rx) {
-        rx.emplace(sink, progress, object);
-        info.header = to_header(msg.header());
-      }
+      if (!rx) rx.emplace(sink, progress, object);
+      // etcd leaves the header of snapshot messages empty in 3.4-3.6; take
+      // one if a server ever sends it.
+      if (msg.has_header() && msg.header().member_id() != 0) info.header = to_header(msg.header());
       if (!msg.version().empty()) info.version = msg.version();
       if (auto st = rx->add(msg.blob(), msg.remaining_bytes()); !st) {
         write_failed = std::move(st);

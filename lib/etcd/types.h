@@ -107,7 +107,7 @@ struct Permission {
 
 struct SnapshotInfo {
   std::string endpoint;
-  Header header;               // from the first message
+  Header header;               // empty: etcd 3.4-3.6 send none with snapshots
   std::uint64_t bytes = 0;     // written to the sink, trailer included (as etcdctl saves it)
   std::string sha256;          // hex; the verified trailer = sha256 of the db
   std::string version;         // storage version the server announces (3.6+), else empty
