@@ -1,0 +1,122 @@
+// The Kubernetes client of both programs: typed verbs over Transport with
+// Status errors, retries with backoff for what is safe to resend, discovery,
+// server-side dry-run, access reviews, watches and waits. Objects are JSON.
+// Thread-safe: one Client serves every thread of a run.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/result.h"
+#include "kube/config.h"
+#include "kube/discovery.h"
+#include "kube/query.h"
+#include "kube/resource.h"
+#include "kube/retry.h"
+#include "kube/status_error.h"
+#include "kube/transport.h"
+#include "kube/watch.h"
+
+namespace kube {
+
+struct ClientOptions {
+  TransportOptions transport;
+  RetryPolicy retry;
+};
+
+struct GetOptions {
+  std::string subresource;  // "status"
+};
+
+struct ReplaceOptions {
+  bool dry_run = false;
+  std::string field_manager;
+  std::string subresource;  // "status" writes the status subresource
+};
+
+struct AccessReview {
+  bool allowed = false;
+  bool denied = false;
+  std::string reason;
+};
+
+struct WatchOptions {
+  ListOptions list;  // selectors; resource_version to start from
+  std::chrono::seconds timeout{300};  // the server ends the watch after this
+  bool allow_bookmarks = true;
+};
+
+class Client {
+ public:
+  static cli::Result<std::unique_ptr<Client>> create(const RestConfig& config, ClientOptions options = {});
+
+  cli::Result<nlohmann::json> get(const Resource& r, std::string_view ns, std::string_view name,
+                                  const GetOptions& o = {});
+  // One page (the list object; metadata.continue names the next page).
+  cli::Result<nlohmann::json> list(const Resource& r, std::string_view ns, const ListOptions& o = {});
+  // Every page (o.limit per page), items concatenated into one list object.
+  cli::Result<nlohmann::json> list_all(const Resource& r, std::string_view ns, const ListOptions& o = {});
+  cli::Result<nlohmann::json> create(const Resource& r, std::string_view ns, const nlohmann::json& object,
+                                     const WriteOptions& o = {});
+  // PUT: the object's metadata.resourceVersion is the optimistic-concurrency guard.
+  cli::Result<nlohmann::json> replace(const Resource& r, std::string_view ns, const nlohmann::json& object,
+                                      const ReplaceOptions& o = {});
+  cli::Result<nlohmann::json> patch(const Resource& r, std::string_view ns, std::string_view name,
+                                    PatchType type, const nlohmann::json& patch, const PatchOptions& o = {});
+  // Server-side apply of a whole (partial) object; needs o.field_manager.
+  cli::Result<nlohmann::json> apply(const Resource& r, std::string_view ns, const nlohmann::json& object,
+                                    const PatchOptions& o);
+  // Returns the server's answer (the object, or a Status when it is gone at once).
+  cli::Result<nlohmann::json> remove(const Resource& r, std::string_view ns, std::string_view name,
+                                     const DeleteOptions& o = {});
+
+  // SelfSubjectAccessReview: may the current user `verb` on r (ns, name, subresource)?
+  cli::Result<AccessReview> can_i(std::string_view verb, const Resource& r, std::string_view ns,
+                                  std::string_view name = {}, std::string_view subresource = {});
+
+  // Streams events until `on_event` returns false, the server closes the
+  // watch, or an ERROR event arrives (410 comes back as reason "Expired").
+  cli::Status watch(const Resource& r, std::string_view ns, const WatchOptions& o,
+                    const std::function<bool(const WatchEvent&)>& on_event);
+
+  // List-then-watch until `done` holds for the object (nullptr = absent) or
+  // `timeout` passes (ErrorKind::Timeout). Returns the last object seen
+  // (null when absent).
+  cli::Result<nlohmann::json> wait_for(const Resource& r, std::string_view ns, std::string_view name,
+                                       const ObjectPredicate& done, std::chrono::milliseconds timeout);
+  cli::Status wait_deleted(const Resource& r, std::string_view ns, std::string_view name,
+                           std::chrono::milliseconds timeout);
+
+  Discovery& discovery() { return discovery_; }
+  Transport& transport() { return *transport_; }
+  const RestConfig& config() const { return transport_->config(); }
+  TransportStats stats() const { return transport_->stats(); }
+
+ private:
+  Client(std::shared_ptr<Transport> t, ClientOptions o);
+
+  struct Call {
+    RequestContext ctx;
+    HttpRequest http;
+    bool idempotent = false;
+  };
+  // Sends with retries and the 401 credential refresh; statuses >= 400 become errors.
+  cli::Result<HttpResponse> send(Call& call);
+  cli::Result<nlohmann::json> send_json(Call& call);
+  // A 404 without a named object: ask discovery whether the API is served.
+  cli::Error refine_not_found(cli::Error e, const RequestContext& ctx);
+
+  std::shared_ptr<Transport> transport_;
+  ClientOptions options_;
+  Discovery discovery_;
+  std::mutex rng_mu_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace kube

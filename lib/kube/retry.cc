@@ -1,0 +1,33 @@
+#include "kube/retry.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace kube {
+
+bool method_is_idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE";
+}
+
+bool should_retry(bool idempotent, const AttemptOutcome& o) {
+  if (o.never_sent) return true;
+  if (o.http_status == 429) return true;
+  if (!idempotent) return false;
+  if (o.transport_failed) return true;
+  return o.http_status >= 500 && o.http_status != 501;
+}
+
+std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt,
+                                        const AttemptOutcome& outcome, std::mt19937_64& rng) {
+  using std::chrono::milliseconds;
+  if (outcome.retry_after) {
+    auto ra = std::chrono::duration_cast<milliseconds>(*outcome.retry_after);
+    return std::clamp(ra, milliseconds(0), policy.max_retry_after);
+  }
+  int shift = std::clamp(attempt - 1, 0, 20);
+  auto d = std::min<int64_t>(policy.cap.count(), policy.base.count() << shift);
+  std::uniform_int_distribution<int64_t> dist(d / 2, std::max<int64_t>(d / 2, d));
+  return milliseconds(dist(rng));
+}
+
+}  // namespace kube

@@ -1,0 +1,40 @@
+// When a failed request may be sent again, and after how long: jittered
+// exponential backoff, Retry-After honoured. A request that the server may
+// have executed is resent only when it is idempotent.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <random>
+
+namespace kube {
+
+struct RetryPolicy {
+  int max_attempts = 5;  // including the first
+  std::chrono::milliseconds base{200};
+  std::chrono::milliseconds cap{5000};
+  std::chrono::milliseconds max_retry_after{30000};
+};
+
+// How one attempt ended.
+struct AttemptOutcome {
+  int http_status = 0;          // 0: no HTTP answer
+  bool never_sent = false;      // connect/resolve/TLS handshake failed: the server saw nothing
+  bool transport_failed = false;  // the connection broke or timed out after sending
+  std::optional<std::chrono::seconds> retry_after;
+};
+
+// GET, HEAD, PUT and DELETE are idempotent; POST never is; PATCH as the
+// caller says (see PatchOptions::idempotent).
+bool method_is_idempotent(std::string_view method);
+
+// 429 and "never sent" are safe for every request (the server did not act);
+// 5xx (but 501) and broken connections only for idempotent ones.
+bool should_retry(bool idempotent, const AttemptOutcome& outcome);
+
+// Delay before attempt `attempt` + 1 (attempt counts from 1): Retry-After if
+// given (capped), else a random value in [d/2, d], d = min(cap, base * 2^(attempt-1)).
+std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt,
+                                        const AttemptOutcome& outcome, std::mt19937_64& rng);
+
+}  // namespace kube

@@ -1,0 +1,34 @@
+// Turns an apiserver answer that is not a success into a cli::Error: the
+// Status body (code, reason, message, details, causes) parsed, the verb,
+// resource and namespace that were refused named, and the error kind chosen
+// so that callers can tell 404 / 409 / 410 / 422 apart by `reason`.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cli/error.h"
+#include "kube/resource.h"
+
+namespace kube {
+
+// What the request was about, for the error text.
+struct RequestContext {
+  std::string verb;  // Kubernetes verb: get, list, watch, create, update, patch, delete
+  Resource resource;
+  std::string ns;
+  std::string name;
+  std::string subresource;
+};
+
+// Reasons beyond the Status reasons of the apiserver.
+inline constexpr const char* kReasonNotServed = "NotServed";
+
+// `http_status` >= 400 and the response body (a Status, or plain text).
+cli::Error status_error(int http_status, std::string_view body, const RequestContext& ctx);
+
+// "create etcdclusters.etcd-operator.cozystack.io in namespace \"x\"" (no
+// namespace part for cluster-scoped resources or all namespaces).
+std::string describe_request(const RequestContext& ctx);
+
+}  // namespace kube

@@ -1,0 +1,326 @@
+#include "kube/transport.h"
+
+#include <curl/curl.h>
+
+#include <array>
+#include <cstring>
+
+#include "kube/redact.h"
+
+namespace kube {
+
+namespace {
+
+using cli::ErrorKind;
+
+// curl_global_init is not thread-safe; run it once before any handle exists.
+void global_init() {
+  static const bool done = [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return true;
+  }();
+  (void)done;
+}
+
+struct Exchange {
+  const HttpRequest* request = nullptr;
+  CURL* curl = nullptr;
+  HttpResponse* response = nullptr;
+  bool streaming_checked = false;
+  bool streaming = false;
+};
+
+size_t on_write(char* data, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  size_t len = size * n;
+  if (x->request->on_data && !x->streaming_checked) {
+    long code = 0;
+    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
+    x->streaming = code >= 200 && code < 300;
+    x->streaming_checked = true;
+  }
+  if (x->streaming) {
+    if (!x->request->on_data(std::string_view(data, len))) {
+      x->response->stopped_by_reader = true;
+      return 0;  // ends the transfer (CURLE_WRITE_ERROR, expected)
+    }
+    return len;
+  }
+  x->response->body.append(data, len);
+  return len;
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  size_t len = size * n;
+  std::string_view h(data, len);
+  constexpr std::string_view key = "retry-after:";
+  if (h.size() > key.size() && strncasecmp(h.data(), key.data(), key.size()) == 0) {
+    std::string v(h.substr(key.size()));
+    char* end = nullptr;
+    long s = std::strtol(v.c_str(), &end, 10);
+    if (end != v.c_str() && s >= 0) x->response->retry_after = std::chrono::seconds(s);
+  }
+  return len;
+}
+
+curl_blob blob_of(const std::string& s) {
+  curl_blob b{};
+  b.data = const_cast<char*>(s.data());
+  b.len = s.size();
+  b.flags = CURL_BLOB_COPY;
+  return b;
+}
+
+}  // namespace
+
+// The share handle: connections, DNS and TLS sessions of all easy handles of
+// this transport, so no request pays a new handshake while a connection is
+// idle in the pool. curl asks us to lock each shared data kind.
+struct Transport::Share {
+  CURLSH* sh = nullptr;
+  std::array<std::mutex, CURL_LOCK_DATA_LAST> locks;
+
+  Share() {
+    sh = curl_share_init();
+    curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, &Share::lock);
+    curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, &Share::unlock);
+    curl_share_setopt(sh, CURLSHOPT_USERDATA, this);
+    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  }
+  ~Share() { curl_share_cleanup(sh); }
+  static void lock(CURL*, curl_lock_data d, curl_lock_access, void* user) {
+    static_cast<Share*>(user)->locks[static_cast<size_t>(d)].lock();
+  }
+  static void unlock(CURL*, curl_lock_data d, void* user) {
+    static_cast<Share*>(user)->locks[static_cast<size_t>(d)].unlock();
+  }
+};
+
+Transport::Transport(RestConfig config, TransportOptions options)
+    : config_(std::move(config)), options_(std::move(options)), credentials_(config_),
+      share_(std::make_unique<Share>()) {}
+
+Transport::~Transport() {
+  for (void* h : pool_) curl_easy_cleanup(static_cast<CURL*>(h));
+  pool_.clear();
+}
+
+cli::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& config, TransportOptions options) {
+  global_init();
+  CURLU* u = curl_url();
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> guard(u, &curl_url_cleanup);
+  if (curl_url_set(u, CURLUPART_URL, config.server.c_str(), 0) != CURLUE_OK) {
+    return cli::make_error(ErrorKind::Failed, "is not a URL", "server \"" + config.server + "\"");
+  }
+  auto part = [&](CURLUPart p, unsigned flags = 0) {
+    char* s = nullptr;
+    std::string out;
+    if (curl_url_get(u, p, &s, flags) == CURLUE_OK && s != nullptr) out = s;
+    curl_free(s);
+    return out;
+  };
+  std::string scheme = part(CURLUPART_SCHEME);
+  if (scheme != "https" && scheme != "http") {
+    return cli::make_error(ErrorKind::Failed, "has scheme \"" + scheme + "\"; only https and http are supported",
+                           "server \"" + config.server + "\"");
+  }
+  std::string host = part(CURLUPART_HOST);
+  std::string port = part(CURLUPART_PORT, CURLU_DEFAULT_PORT);
+  std::string path = part(CURLUPART_PATH);
+  while (!path.empty() && path.back() == '/') path.pop_back();
+
+  std::shared_ptr<Transport> t(new Transport(config, std::move(options)));
+  // libcurl 7.88 has no option for "verify against this name": the URL's
+  // host is what it sends as SNI and checks the certificate against. So the
+  // URL names tls-server-name and CONNECT_TO sends the connection to the
+  // real host. (The Host header then carries that name too; the apiserver
+  // does not care.)
+  if (!config.tls_server_name.empty() && config.tls_server_name != host) {
+    t->connect_to_ = config.tls_server_name + ":" + port + ":" + host + ":" + port;
+    host = config.tls_server_name;
+  }
+  t->url_base_ = scheme + "://" + host + ":" + port + path;
+  return t;
+}
+
+void Transport::set_log(RequestLogSink log) {
+  std::lock_guard lock(log_mu_);
+  options_.log = std::move(log);
+}
+
+void* Transport::take_handle() {
+  std::lock_guard lock(pool_mu_);
+  if (!pool_.empty()) {
+    void* h = pool_.back();
+    pool_.pop_back();
+    curl_easy_reset(static_cast<CURL*>(h));
+    return h;
+  }
+  return curl_easy_init();
+}
+
+void Transport::give_back(void* handle) {
+  std::lock_guard lock(pool_mu_);
+  pool_.push_back(handle);
+}
+
+cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
+  auto auth = credentials_.current();
+  if (!auth) return std::move(auth).error();
+
+  CURL* c = static_cast<CURL*>(take_handle());
+  if (c == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  std::string url = url_base_ + req.path;
+  HttpResponse resp;
+  Exchange x{&req, c, &resp};
+
+  curl_easy_setopt(c, CURLOPT_SHARE, share_->sh);
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
+  curl_easy_setopt(c, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  auto timeout = req.timeout.count() > 0 ? req.timeout : options_.request_timeout;
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+  curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_write);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip for large lists
+
+  // TLS: verified unless the kubeconfig explicitly says otherwise.
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, config_.insecure_skip_tls_verify ? 0L : 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, config_.insecure_skip_tls_verify ? 0L : 2L);
+  curl_blob ca{}, cert{}, key{};
+  if (!config_.ca_pem.empty()) {
+    ca = blob_of(config_.ca_pem);
+    curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
+  } else if (!config_.ca_file.empty()) {
+    curl_easy_setopt(c, CURLOPT_CAINFO, config_.ca_file.c_str());
+  }
+  const std::string& cert_pem = !auth->cert_pem.empty() ? auth->cert_pem : config_.cert_pem;
+  const std::string& key_pem = !auth->key_pem.empty() ? auth->key_pem : config_.key_pem;
+  curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+  curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+  if (!cert_pem.empty()) {
+    cert = blob_of(cert_pem);
+    curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
+  } else if (!config_.cert_file.empty()) {
+    curl_easy_setopt(c, CURLOPT_SSLCERT, config_.cert_file.c_str());
+  }
+  if (!key_pem.empty()) {
+    key = blob_of(key_pem);
+    curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
+  } else if (!config_.key_file.empty()) {
+    curl_easy_setopt(c, CURLOPT_SSLKEY, config_.key_file.c_str());
+  }
+  curl_slist* connect_to = nullptr;
+  if (!connect_to_.empty()) {
+    connect_to = curl_slist_append(nullptr, connect_to_.c_str());
+    curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to);
+  }
+  if (!config_.proxy_url.empty()) curl_easy_setopt(c, CURLOPT_PROXY, config_.proxy_url.c_str());
+
+  curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Accept: application/json");
+  if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+    std::string ct = "Content-Type: " + (req.content_type.empty() ? std::string("application/json") : req.content_type);
+    headers = curl_slist_append(headers, ct.c_str());
+  }
+  std::string authz;
+  if (!auth->bearer.empty()) {
+    authz = "Authorization: Bearer " + auth->bearer;
+    headers = curl_slist_append(headers, authz.c_str());
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+
+  if (req.method == "GET") {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  } else if (req.method == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  CURLcode rc = curl_easy_perform(c);
+  auto duration = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  long new_conns = 0;
+  curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &new_conns);
+  requests_.fetch_add(1);
+  connections_.fetch_add(static_cast<uint64_t>(new_conns));
+  resp.status = static_cast<int>(code);
+  // Whether the request could have reached the server: 0 means the transfer
+  // never started (connect, TLS), so even a create may be sent again.
+  curl_off_t pretransfer = 0;
+  curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+
+  // Secrets must not outlive the request in the handle's copies.
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(c, CURLOPT_CONNECT_TO, nullptr);
+  curl_slist_free_all(headers);
+  curl_slist_free_all(connect_to);
+  if (!authz.empty()) {
+    volatile char* p = authz.data();
+    for (size_t i = 0; i < authz.size(); ++i) p[i] = 0;
+  }
+  give_back(c);
+
+  std::string error;
+  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && resp.stopped_by_reader)) {
+    error = curl_easy_strerror(rc);
+  }
+  {
+    std::lock_guard lock(log_mu_);
+    if (options_.log) options_.log({req.method, redact_query(req.path), resp.status, duration, error});
+  }
+  if (error.empty()) return resp;
+
+  // A streaming transfer that timed out after a 2xx is a normal end of a watch.
+  if (rc == CURLE_OPERATION_TIMEDOUT && req.on_data && x.streaming) return resp;
+
+  cli::Error e;
+  e.object = "server \"" + config_.server + "\"";
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = kReasonConnectFailed;
+      e.message = "cannot connect: " + error;
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      e.kind = pretransfer == 0 ? ErrorKind::CannotConnect : ErrorKind::Timeout;
+      e.reason = pretransfer == 0 ? kReasonConnectFailed : kReasonTimeout;
+      e.message = "request timed out: " + error;
+      break;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_ISSUER_ERROR:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = kReasonTLS;
+      e.message = "TLS failed: " + error;
+      e.hint = "check the certificate authority, the client certificate and tls-server-name of the kubeconfig";
+      break;
+    default:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = pretransfer == 0 ? kReasonConnectFailed : kReasonTransportFailed;
+      e.message = req.method + " failed: " + error;
+      break;
+  }
+  return e;
+}
+
+}  // namespace kube
