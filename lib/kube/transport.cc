@@ -183,6 +183,10 @@ cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  // curl_easy_perform copies this into its private multi handle, whose limit
+  // bounds the shared cache: at the default (5) concurrent threads would
+  // close each other's idle connections and handshake again and again.
+  curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
   auto timeout = req.timeout.count() > 0 ? req.timeout : options_.request_timeout;
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
@@ -259,6 +263,10 @@ cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   requests_.fetch_add(1);
   connections_.fetch_add(static_cast<uint64_t>(new_conns));
   resp.status = static_cast<int>(code);
+  long version = 0;
+  curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+  resp.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : (version == 0 ? 0 : 1);
+  if (resp.http_version == 2) http2_.fetch_add(1);
   // Whether the request could have reached the server: 0 means the transfer
   // never started (connect, TLS), so even a create may be sent again.
   curl_off_t pretransfer = 0;

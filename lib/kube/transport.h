@@ -37,6 +37,7 @@ struct HttpResponse {
   std::string body;
   std::optional<std::chrono::seconds> retry_after;
   bool stopped_by_reader = false;  // on_data returned false
+  int http_version = 0;  // 1 (HTTP/1.x) or 2
 };
 
 // One line of the -v request log: never headers, bodies or credentials.
@@ -59,6 +60,7 @@ struct TransportOptions {
 struct TransportStats {
   uint64_t requests = 0;
   uint64_t connections = 0;  // new connections, each with its own TLS handshake
+  uint64_t http2 = 0;        // requests that went over HTTP/2
 };
 
 // Error reasons of transport failures (cli::Error::reason), so that retries
@@ -79,7 +81,7 @@ class Transport {
 
   const RestConfig& config() const { return config_; }
   Credentials& credentials() { return credentials_; }
-  TransportStats stats() const { return {requests_.load(), connections_.load()}; }
+  TransportStats stats() const { return {requests_.load(), connections_.load(), http2_.load()}; }
   void set_log(RequestLogSink log);
 
  private:
@@ -99,6 +101,7 @@ class Transport {
   std::mutex log_mu_;
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> connections_{0};
+  std::atomic<uint64_t> http2_{0};
 };
 
 }  // namespace kube
