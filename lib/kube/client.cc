@@ -165,17 +165,12 @@ cli::Result<json> Client::list_all(const Resource& r, std::string_view ns, const
 
 cli::Result<json> Client::create(const Resource& r, std::string_view ns, const json& object, const WriteOptions& o) {
   std::string n = ns_for(r, ns, object);
-  Call call{{"create", r, n, "", ""}, {}, false};
+  // The name (when the object has one) makes errors name the object.
+  Call call{{"create", r, n, meta(object, "name"), ""}, {}, false};
   call.http.method = "POST";
   call.http.path = r.path(n) + build_query(write_params(o));
   call.http.body = object.dump();
-  auto res = send_json(call);
-  if (!res && res.error().reason == "AlreadyExists" && res.error().object.empty()) {
-    cli::Error e = std::move(res).error();
-    e.object = r.describe(n, meta(object, "name"));
-    return e;
-  }
-  return res;
+  return send_json(call);
 }
 
 cli::Result<json> Client::replace(const Resource& r, std::string_view ns, const json& object, const ReplaceOptions& o) {

@@ -131,7 +131,10 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
     e.message = what + (message.empty() ? std::string() : ": " + message);
   }
   if (e.reason == "Conflict") e.hint = "the object changed since it was read; read it again and retry";
-  if (e.reason == "Expired") e.hint = "the list continue token expired; start the list again";
+  if (e.reason == "Expired" || http_status == 410) {
+    e.hint = ctx.verb == "watch" ? "the resourceVersion is too old; list again and watch from there"
+                                 : "the list continue token expired; start the list again";
+  }
   return e;
 }
 

@@ -73,7 +73,7 @@ TEST_CASE("bearer token, tokenFile re-read when it changes, and 401/403 errors")
     CHECK(denied.error().reason == "Forbidden");
     std::string line = denied.error().one_line();
     MESSAGE(line);
-    CHECK(line.find("cannot create configmaps in namespace \"" + ns.name() + "\"") == 0);
+    CHECK(line.find("cannot create configmaps \"x\" in namespace \"" + ns.name() + "\"") == 0);
     CHECK(line.find("system:serviceaccount:" + ns.name() + ":viewer") != std::string::npos);
     CHECK(line.find(good) == std::string::npos);
 
