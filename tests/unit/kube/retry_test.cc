@@ -1,0 +1,52 @@
+#include "kube/retry.h"
+
+#include <doctest/doctest.h>
+
+using namespace std::chrono_literals;
+
+TEST_CASE("which requests are retried") {
+  CHECK(kube::method_is_idempotent("GET"));
+  CHECK(kube::method_is_idempotent("PUT"));
+  CHECK(kube::method_is_idempotent("DELETE"));
+  CHECK_FALSE(kube::method_is_idempotent("POST"));
+  CHECK_FALSE(kube::method_is_idempotent("PATCH"));
+
+  kube::AttemptOutcome o;
+  o.http_status = 503;
+  CHECK(kube::should_retry(true, o));
+  CHECK_FALSE(kube::should_retry(false, o));  // a create or a JSON patch may have happened
+  o.http_status = 501;
+  CHECK_FALSE(kube::should_retry(true, o));
+  o.http_status = 409;
+  CHECK_FALSE(kube::should_retry(true, o));
+  o.http_status = 429;
+  CHECK(kube::should_retry(false, o));  // the server did not act
+  o = {};
+  o.never_sent = true;
+  CHECK(kube::should_retry(false, o));
+  o = {};
+  o.transport_failed = true;
+  CHECK(kube::should_retry(true, o));
+  CHECK_FALSE(kube::should_retry(false, o));
+}
+
+TEST_CASE("backoff: jittered exponential, capped; Retry-After honoured and capped") {
+  kube::RetryPolicy p;
+  std::mt19937_64 rng(1);
+  kube::AttemptOutcome o;
+  for (int i = 0; i < 50; ++i) {
+    auto d1 = kube::backoff_delay(p, 1, o, rng);
+    CHECK(d1 >= 100ms);
+    CHECK(d1 <= 200ms);
+    auto d3 = kube::backoff_delay(p, 3, o, rng);
+    CHECK(d3 >= 400ms);
+    CHECK(d3 <= 800ms);
+    auto d10 = kube::backoff_delay(p, 10, o, rng);
+    CHECK(d10 <= 5000ms);
+    CHECK(d10 >= 2500ms);
+  }
+  o.retry_after = 3s;
+  CHECK(kube::backoff_delay(p, 1, o, rng) == 3000ms);
+  o.retry_after = 600s;
+  CHECK(kube::backoff_delay(p, 1, o, rng) == 30000ms);
+}

@@ -1,0 +1,66 @@
+#include "kube/watch.h"
+
+#include <doctest/doctest.h>
+
+#include "kube/exec_credential.h"
+
+TEST_CASE("watch events are parsed across arbitrary chunk boundaries") {
+  std::string stream =
+      "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n"
+      "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n\n"
+      "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n";
+  for (size_t chunk : {1, 7, 1000}) {
+    kube::WatchDecoder d;
+    std::vector<std::string> types;
+    for (size_t i = 0; i < stream.size(); i += chunk) {
+      REQUIRE(d.feed(stream.substr(i, chunk), [&](kube::WatchEvent&& e) {
+        types.push_back(e.type);
+        return true;
+      }));
+    }
+    CHECK(types == std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"});
+  }
+  kube::WatchDecoder bad;
+  CHECK_FALSE(bad.feed("not json\n", [](kube::WatchEvent&&) { return true; }));
+  CHECK_FALSE(bad.error().empty());
+}
+
+TEST_CASE("wait predicates") {
+  nlohmann::json o = {{"status", {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  CHECK(kube::condition_is("Ready")(&o));
+  CHECK_FALSE(kube::condition_is("Ready", "False")(&o));
+  CHECK_FALSE(kube::condition_is("Ready")(nullptr));
+  CHECK(kube::is_gone()(nullptr));
+  CHECK(kube::field_equals("/status/phase", "Running")(&o));
+  CHECK(kube::field_differs("/status/phase", "Pending")(&o));
+  CHECK_FALSE(kube::field_differs("/status/phase", "Running")(&o));
+}
+
+TEST_CASE("ExecCredential parsing: versions, expiry, errors") {
+  const char* v1 = R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
+                       "status":{"token":"t","expirationTimestamp":"2030-01-02T03:04:05Z"}})";
+  auto c = kube::parse_exec_credential(v1, "client.authentication.k8s.io/v1");
+  REQUIRE(c.ok());
+  CHECK(c->token == "t");
+  REQUIRE(c->expiration.has_value());
+  CHECK(std::chrono::system_clock::to_time_t(*c->expiration) == 1893553445);
+  auto wrong = kube::parse_exec_credential(v1, "client.authentication.k8s.io/v1beta1");
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(wrong.error().one_line().find("apiVersion") != std::string::npos);
+  CHECK_FALSE(kube::parse_exec_credential("{}", "x").ok());
+  CHECK_FALSE(kube::parse_exec_credential(R"({"apiVersion":"v","kind":"ExecCredential","status":{}})", "v").ok());
+  auto t = kube::parse_rfc3339("2030-01-02T05:04:05.123+02:00");
+  REQUIRE(t.has_value());
+  CHECK(std::chrono::system_clock::to_time_t(*t) == 1893553445);
+  CHECK_FALSE(kube::parse_rfc3339("yesterday").has_value());
+}
+
+TEST_CASE("KUBERNETES_EXEC_INFO carries interactive and, when asked, the cluster") {
+  kube::ExecConfig c;
+  c.api_version = "client.authentication.k8s.io/v1";
+  c.provide_cluster_info = true;
+  auto j = nlohmann::json::parse(kube::exec_info_json(c, {"https://h", "", false, "CA"}, false));
+  CHECK(j["spec"]["interactive"] == false);
+  CHECK(j["spec"]["cluster"]["server"] == "https://h");
+  CHECK(j["spec"]["cluster"]["certificate-authority-data"] == "Q0E=");
+}
