@@ -26,6 +26,7 @@ class Diag {
   void note(std::string_view text);  // suppressed by -q
   void verbose(std::string_view text);  // only when verbosity > 0; unprefixed debug lines
   void set_verbosity(int v) { verbosity_ = v; }
+  void set_quiet(bool q) { quiet_ = q; }
   int verbosity() const { return verbosity_; }
   bool quiet() const { return quiet_; }
   bool color() const { return color_; }
