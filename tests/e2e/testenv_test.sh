@@ -9,7 +9,8 @@
 # the built kubectl; a key is written and read on every member of each; the
 # legacy webhooks refuse an UPDATE of a legacy EtcdCluster at once; the
 # garbage collector deletes a dependent after its owner (background) and
-# strips the reference on an Orphan delete.
+# strips the reference on an Orphan delete; the S3 server stores and returns
+# an object under a correctly signed request and refuses a wrong secret.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -115,6 +116,35 @@ for ver in 3.4 3.5 3.6; do
         -o 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}')
     [[ $ready == StatefulSetReady ]] && ok "EtcdCluster Ready/StatefulSetReady" || fail "Ready reason '$ready'"
 done
+
+say "S3 server (versitygw)"
+bucket="e2e-testenv-$sfx"
+mkdir "$TESTENV_S3_DIR/$bucket"
+s3curl() { # SECRET CURL-ARGS...: a SigV4-signed request (curl 7.88 needs x-amz-content-sha256 given)
+    local secret=$1; shift
+    curl -sS --aws-sigv4 "aws:amz:us-east-1:s3" -u "$TESTENV_S3_ACCESS_KEY:$secret" "$@"
+}
+obj=$(mktemp)
+head -c 100000 /dev/urandom >"$obj"
+sum=$(sha256sum "$obj" | cut -d' ' -f1)
+empty=$(sha256sum </dev/null | cut -d' ' -f1)
+code=$(s3curl "$TESTENV_S3_SECRET_KEY" -o /dev/null -w '%{http_code}' -H "x-amz-content-sha256: $sum" \
+    -T "$obj" "$TESTENV_S3_ENDPOINT/$bucket/dir/object.bin")
+[[ $code == 200 ]] && ok "signed PUT answered 200" || fail "signed PUT answered $code"
+got=$(s3curl "$TESTENV_S3_SECRET_KEY" -H "x-amz-content-sha256: $empty" "$TESTENV_S3_ENDPOINT/$bucket/dir/object.bin" |
+    sha256sum | cut -d' ' -f1)
+[[ $got == "$sum" ]] && ok "GET returns the same bytes" || fail "GET returned other bytes"
+cmp -s "$obj" "$TESTENV_S3_DIR/$bucket/dir/object.bin" && ok "stored as $bucket/dir/object.bin under TESTENV_S3_DIR" ||
+    fail "object not found under TESTENV_S3_DIR"
+vhost=${TESTENV_S3_ENDPOINT/127.0.0.1/$bucket.localhost}
+code=$(s3curl "$TESTENV_S3_SECRET_KEY" -o /dev/null -w '%{http_code}' -H "x-amz-content-sha256: $empty" \
+    "$vhost/dir/object.bin")
+[[ $code == 200 ]] && ok "virtual-host style GET ($vhost) answered 200" || fail "virtual-host GET answered $code"
+out=$(s3curl "wrong-$TESTENV_S3_SECRET_KEY" -w ' %{http_code}' -H "x-amz-content-sha256: $empty" \
+    "$TESTENV_S3_ENDPOINT/$bucket/dir/object.bin")
+[[ $out == *SignatureDoesNotMatch*" 403" ]] && ok "wrong secret refused: 403 SignatureDoesNotMatch" ||
+    fail "wrong secret answered: ${out: -80}"
+rm -rf "$obj" "${TESTENV_S3_DIR:?}/$bucket"
 
 say "garbage collection"
 ns="e2e-testenv-gc-$sfx"

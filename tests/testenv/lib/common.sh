@@ -4,6 +4,7 @@
 KUBE_VERSION=1.36.3
 ETCD35_VERSION=3.5.21
 ETCD36_VERSION=3.6.11
+VERSITYGW_VERSION=1.8.0
 BUILD_RECIPE=1
 TESTENV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TESTENV_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/etcd-operator-cli/testenv"
@@ -19,6 +20,7 @@ module_version() {
     kube) echo "v$KUBE_VERSION" ;;
     etcd35) echo "v$ETCD35_VERSION" ;;
     etcd36) echo "v$ETCD36_VERSION" ;;
+    s3) echo "v$VERSITYGW_VERSION" ;;
     esac
 }
 
