@@ -117,7 +117,9 @@ struct Client::Impl {
     if (ep->secure) {
       if (!creds) creds = channel_credentials(tls);
       cc = creds;
-      if (!tls.server_name.empty()) args.SetSslTargetNameOverride(tls.server_name);
+      auto named = cfg.tls.server_names.find(url);
+      const std::string& name = named != cfg.tls.server_names.end() ? named->second : tls.server_name;
+      if (!name.empty()) args.SetSslTargetNameOverride(name);
     }
     auto c = std::make_shared<Conn>();
     c->channel = grpc::CreateCustomChannel("dns:///" + ep->target, cc, args);
@@ -400,6 +402,17 @@ cli::Result<std::vector<Alarm>> Client::alarm_list() {
   return to_alarms(r->alarms());
 }
 
+cli::Result<std::vector<Alarm>> Client::alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline) {
+  pb::AlarmRequest req;
+  req.set_action(pb::AlarmRequest::GET);
+  auto r = impl_->on<pb::AlarmResponse>(endpoint, "AlarmList", deadline,
+                                        [&](Conn& c, grpc::ClientContext* ctx, pb::AlarmResponse* resp) {
+                                          return c.maintenance->Alarm(ctx, req, resp);
+                                        });
+  if (!r) return std::move(r).error();
+  return to_alarms(r->alarms());
+}
+
 cli::Result<std::vector<Alarm>> Client::alarm_disarm(const Alarm& alarm) {
   pb::AlarmRequest req;
   req.set_action(pb::AlarmRequest::DEACTIVATE);
@@ -442,6 +455,31 @@ cli::Result<RangeResult> Client::range(const std::string& key, const RangeOption
                                                [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
                                                  return c.kv->Range(ctx, req, resp);
                                                });
+  if (!r) return std::move(r).error();
+  RangeResult out;
+  out.header = to_header(r->header());
+  out.more = r->more();
+  out.count = r->count();
+  for (const auto& kv : r->kvs()) {
+    out.kvs.push_back({kv.key(), kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()});
+  }
+  return out;
+}
+
+cli::Result<RangeResult> Client::range_at(const std::string& endpoint, const std::string& key,
+                                          const RangeOptions& o, std::optional<Deadline> deadline) {
+  pb::RangeRequest req;
+  req.set_key(key);
+  req.set_range_end(o.range_end);
+  req.set_limit(o.limit);
+  req.set_revision(o.revision);
+  req.set_serializable(o.serializable);
+  req.set_keys_only(o.keys_only);
+  req.set_count_only(o.count_only);
+  auto r = impl_->on<pb::RangeResponse>(endpoint, "Range", deadline,
+                                        [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
+                                          return c.kv->Range(ctx, req, resp);
+                                        });
   if (!r) return std::move(r).error();
   RangeResult out;
   out.header = to_header(r->header());

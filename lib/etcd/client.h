@@ -54,11 +54,17 @@ class Client {
   // Cluster: alarms. Disarm answers the alarms it deactivated.
   cli::Result<std::vector<Alarm>> alarm_list();
   cli::Result<std::vector<Alarm>> alarm_disarm(const Alarm& alarm);
+  // The same list, asked of one member under a deadline (health fans it out).
+  cli::Result<std::vector<Alarm>> alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline = {});
   // Lists, then deactivates each (the client-side convenience of admin.md 9.3).
   cli::Result<std::vector<Alarm>> alarm_disarm_all();
 
   // Cluster: KV.
   cli::Result<RangeResult> range(const std::string& key, const RangeOptions& options = {});
+  // The same read on exactly one member under a deadline: a linearizable
+  // Range there proves that member reaches the leader (health).
+  cli::Result<RangeResult> range_at(const std::string& endpoint, const std::string& key,
+                                    const RangeOptions& options = {}, std::optional<Deadline> deadline = {});
   cli::Result<Header> put(const std::string& key, const std::string& value);
   cli::Result<std::int64_t> delete_range(const std::string& key, const std::string& range_end = {});
   cli::Result<Header> compact(std::int64_t revision, bool physical = false);

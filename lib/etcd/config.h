@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct TlsConfig {
   // Verify (and send as SNI) this name instead of the endpoint's host: a pod
   // reached by IP or through a port-forward is certified for its DNS name.
   std::string server_name;
+  // The same per endpoint (keyed by the URL as given in Config::endpoints or
+  // to a per-member call); wins over server_name. Members dialled by pod IP
+  // are each certified for their own DNS name (decisions.md E14).
+  std::map<std::string, std::string> server_names;
   // Only with --insecure-skip-tls-verify; verification is on by default.
   bool insecure_skip_verify = false;
 };
