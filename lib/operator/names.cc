@@ -42,6 +42,32 @@ std::string legacy_selector(std::string_view c) {
   return cat({kLabelName, "=", kLabelNameValue, ",", kLabelInstance, "=", c});
 }
 
+std::string snapshotter_name(std::string_view schedule) { return cat({schedule, "-snapshotter"}); }
+
+bool is_legacy_member_pod(std::string_view c, std::string_view pod) {
+  if (pod.size() <= c.size() + 1 || pod.substr(0, c.size()) != c || pod[c.size()] != '-') return false;
+  for (char ch : pod.substr(c.size() + 1)) {
+    if (ch < '0' || ch > '9') return false;
+  }
+  return true;
+}
+
+nlohmann::ordered_json native_headless_service(std::string_view c, std::string_view ns, std::string_view cluster_uid) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata",
+           {{"name", std::string(c)},
+            {"namespace", std::string(ns)},
+            {"labels", cluster_labels(c)},
+            {"ownerReferences", nlohmann::ordered_json::array({owner_reference(kKindEtcdCluster, c, cluster_uid, true)})}}},
+          {"spec",
+           {{"clusterIP", "None"},
+            {"publishNotReadyAddresses", true},
+            {"selector", {{std::string(kLabelCluster), std::string(c)}}},
+            {"ports", nlohmann::ordered_json::array({{{"name", "client"}, {"port", kClientPort}},
+                                                     {{"name", "peer"}, {"port", kPeerPort}}})}}}};
+}
+
 nlohmann::ordered_json owner_reference(std::string_view kind, std::string_view name, std::string_view uid,
                                        bool controller) {
   return {{"apiVersion", std::string(kApiVersion)},

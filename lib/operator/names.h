@@ -61,6 +61,9 @@ inline constexpr std::string_view kLegacyContainer = "etcd";
 inline constexpr std::string_view kDefaultControllerNamespace = "etcd-operator-system";
 inline constexpr std::string_view kDefaultLegacyController = "etcd-operator-system/etcd-operator-controller-manager";
 inline constexpr std::string_view kDefaultNewController = "etcd-operator-system/etcd-operator";
+inline constexpr std::string_view kDefaultScheduleImage = "bitnami/kubectl:1.33";
+// The legacy operator's sidecar (legacy-layout.md §12), not an operator image.
+inline constexpr std::string_view kOperatorProxySidecar = "kube-rbac-proxy";
 inline constexpr int kClientPort = 2379;
 inline constexpr int kPeerPort = 2380;
 
@@ -73,12 +76,19 @@ std::string legacy_cluster_state_configmap(std::string_view c);  // <c>-cluster-
 // <pod>.<svc>.<ns>.svc
 std::string member_dns(std::string_view pod, std::string_view service, std::string_view ns);
 std::string service_dns(std::string_view service, std::string_view ns);  // <svc>.<ns>.svc
+std::string snapshotter_name(std::string_view schedule);   // <schedule>-snapshotter (§9.7)
+// The name of the legacy StatefulSet's etcd member pods: <c>-<ordinal>.
+bool is_legacy_member_pod(std::string_view c, std::string_view pod);
 
 // --- label sets ------------------------------------------------------------------
 nlohmann::ordered_json legacy_labels(std::string_view c);          // the three labels
 nlohmann::ordered_json cluster_labels(std::string_view c);         // three + cluster label
 nlohmann::ordered_json member_labels(std::string_view c, std::string_view m);  // + component
 std::string legacy_selector(std::string_view c);  // name=etcd,instance=<c> (the reference's pod list)
+
+// The native headless Service <c> the operator expects (adoption.md §11.4
+// step 6), controlled by the EtcdCluster with `cluster_uid`.
+nlohmann::ordered_json native_headless_service(std::string_view c, std::string_view ns, std::string_view cluster_uid);
 
 // An owner reference to a new-API object.
 nlohmann::ordered_json owner_reference(std::string_view kind, std::string_view name, std::string_view uid,

@@ -1,17 +1,33 @@
 // etcd-migrate: in-place adoption of legacy etcd.aenix.io/v1alpha1 clusters by
 // the etcd operator. main() only registers the command table and parses.
 #include <array>
+#include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/app.h"
 #include "cli/command.h"
 #include "cli/version_cmd.h"
 
+#include "adopt.h"
+
 namespace {
 
 constexpr std::array kCommands = {
+    cli::CommandSpec{"adopt", "Plan (and with --apply, run) the in-place adoption of legacy clusters",
+                     tools::setup_adopt_command},
     cli::CommandSpec{"version", "Print the version of etcd-migrate", cli::setup_version_command},
 };
+
+// As in the reference, a bare `etcd-migrate [flags]` means `adopt [flags]`.
+std::vector<char*> with_default_command(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  static char adopt[] = "adopt";
+  bool help = argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0);
+  if (argc == 1 || (!help && argv[1][0] == '-')) args.insert(args.begin() + 1, adopt);
+  return args;
+}
 
 }  // namespace
 
@@ -23,13 +39,13 @@ int main(int argc, char** argv) {
   CLI::App app{"Adopt legacy etcd.aenix.io/v1alpha1 etcd clusters in place into the etcd "
                "operator (etcd-operator.cozystack.io/v1alpha2).",
                program.display};
-  app.set_version_flag("--version", cli::version_line(program.binary));
   app.require_subcommand(1);
   app.footer("Exit codes: 0 ok, 1 failed, 2 cannot connect, 3 refused or blocked, 4 timed out,\n"
              "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
 
   cli::Action action;
   cli::register_commands(app, kCommands, action, program);
-  if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
+  auto args = with_default_command(argc, argv);
+  if (auto rc = cli::parse_args(app, static_cast<int>(args.size()), args.data(), std::cout, diag)) return *rc;
   return action ? action() : 0;
 }

@@ -157,7 +157,7 @@ class Fixture:
         self.n = a.replicas
         self.hl = a.headless_service or f"{self.c}-headless"
         self.cs = a.client_service or self.c
-        self.claim = "data"
+        self.claim = a.claim_name or "data"
         self.tls = a.tls
         self.proto = "https://" if a.tls else "http://"
         self.labels = {"app.kubernetes.io/name": "etcd",
@@ -186,8 +186,11 @@ class Fixture:
     def cr_spec(self):
         a = self.a
         spec = {"replicas": self.n}
-        if self.options:
-            spec["options"] = self.options
+        # --spec-option: in the CR only, as after an edit the legacy operator
+        # has not rolled out yet (etcd itself would refuse a bad value).
+        spec_only = dict(kv.split("=", 1) if "=" in kv else (kv, "") for kv in a.spec_option)
+        if self.options or spec_only:
+            spec["options"] = {**self.options, **spec_only}
         tmpl = copy.deepcopy(self.template) if self.template else None
         if a.version:
             # The etcd version is the image tag: say which one really runs.
@@ -217,7 +220,7 @@ class Fixture:
                                                        "status": {}}}
         else:
             spec["storage"] = {"volumeClaimTemplate": {
-                "metadata": {},
+                "metadata": {"name": a.claim_name} if a.claim_name else {},
                 "spec": {"accessModes": ["ReadWriteOnce"],
                          "resources": {"requests": {"storage": a.storage}}},
                 "status": {}}}
@@ -701,7 +704,11 @@ def main():
     up.add_argument("--empty-dir", action="store_true")
     up.add_argument("--empty-dir-size", default="")
     up.add_argument("--storage", default="4Gi")
+    up.add_argument("--claim-name", default="",
+                    help="volumeClaimTemplate metadata.name (PVCs <claim>-<c>-<i>)")
     up.add_argument("--option", action="append", default=[])
+    up.add_argument("--spec-option", action="append", default=[],
+                    help="k=v written into spec.options only, not passed to etcd")
     up.add_argument("--pod-template")
     up.add_argument("--client-service")
     up.add_argument("--headless-service")

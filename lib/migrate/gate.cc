@@ -1,0 +1,120 @@
+#include "migrate/gate.h"
+
+#include <set>
+
+#include "operator/legacy_cluster.h"
+#include "operator/names.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+
+std::string image_repository(const std::string& image) {
+  std::string s = image;
+  if (auto at = s.find('@'); at != std::string::npos) s = s.substr(0, at);
+  auto slash = s.rfind('/');
+  auto colon = s.rfind(':');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) s = s.substr(0, colon);
+  return s;
+}
+
+namespace {
+
+std::string selector_string(const json& selector) {
+  std::string out;
+  auto add = [&](const std::string& term) { out += (out.empty() ? "" : ",") + term; };
+  if (const json* labels = op::find_at(selector, "/matchLabels"); labels != nullptr && labels->is_object()) {
+    for (auto it = labels->begin(); it != labels->end(); ++it) add(it.key() + "=" + it.value().get<std::string>());
+  }
+  if (const json* exprs = op::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
+    for (const auto& e : *exprs) {
+      std::string key = e.value("key", ""), oper = e.value("operator", "");
+      std::string values;
+      for (const auto& v : e.value("values", json::array())) values += (values.empty() ? "" : ",") + v.get<std::string>();
+      if (oper == "In") add(key + " in (" + values + ")");
+      else if (oper == "NotIn") add(key + " notin (" + values + ")");
+      else if (oper == "Exists") add(key);
+      else if (oper == "DoesNotExist") add("!" + key);
+    }
+  }
+  return out;
+}
+
+bool pod_alive(const json& pod) {
+  std::string phase = op::string_at(pod, "/status/phase");
+  return phase != "Succeeded" && phase != "Failed";
+}
+
+std::string pod_name(const json& pod) {
+  return op::string_at(pod, "/metadata/namespace") + "/" + op::string_at(pod, "/metadata/name");
+}
+
+}  // namespace
+
+cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh) {
+  GateReport report;
+  std::set<std::string> repositories;
+  std::set<std::string> seen_pods;
+  std::vector<Coordinates> all = {legacy};
+  if (!(fresh == legacy)) all.push_back(fresh);
+  for (const auto& c : all) {
+    auto dep = client.get(kube::resources::deployments, c.ns, c.name);
+    if (!dep) {
+      if (dep.error().kind == cli::ErrorKind::NotFound) {
+        report.notes.push_back("Deployment " + c.text() + " does not exist (counted as down)");
+        continue;
+      }
+      return dep.error();
+    }
+    const json* replicas = op::find_at(*dep, "/spec/replicas");
+    if (replicas == nullptr || !replicas->is_number_integer() || replicas->get<long long>() != 0) {
+      report.findings.push_back("Deployment " + c.text() + " has " +
+                                (replicas == nullptr ? std::string("no replicas field (1)") : replicas->dump()) +
+                                " replicas: scale it to 0 (kubectl -n " + c.ns + " scale deployment " + c.name +
+                                " --replicas=0) or pass --skip-controller-check");
+    }
+    if (const json* containers = op::find_at(*dep, "/spec/template/spec/containers"); containers && containers->is_array()) {
+      for (const auto& ct : *containers) {
+        // The auth proxy sidecar's image runs beside many operators.
+        std::string repo = image_repository(ct.value("image", ""));
+        if (!repo.empty() && ct.value("name", "") != op::kOperatorProxySidecar) repositories.insert(repo);
+      }
+    }
+    kube::ListOptions lo;
+    lo.label_selector = selector_string(op::find_at(*dep, "/spec/selector") ? *op::find_at(*dep, "/spec/selector") : json());
+    if (lo.label_selector.empty()) continue;
+    auto pods = client.list_all(kube::resources::pods, c.ns, lo);
+    if (!pods) return pods.error();
+    for (const auto& pod : (*pods)["items"]) {
+      if (!pod_alive(pod)) continue;
+      seen_pods.insert(pod_name(pod));
+      report.findings.push_back("pod " + pod_name(pod) + " of Deployment " + c.text() + " is " +
+                                op::string_at(pod, "/status/phase") + ": wait until it is gone");
+    }
+  }
+  // D16: an operator may run under another Deployment (a second install, a
+  // renamed Helm release): look for its image anywhere.
+  kube::ListOptions alive;
+  alive.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  auto pods = client.list_all(kube::resources::pods, "", alive);
+  if (!pods) {
+    report.notes.push_back("cannot scan all namespaces for operator pods: " + pods.error().one_line());
+    return report;
+  }
+  for (const auto& pod : (*pods)["items"]) {
+    if (seen_pods.count(pod_name(pod)) != 0) continue;
+    const json* containers = op::find_at(pod, "/spec/containers");
+    if (containers == nullptr || !containers->is_array()) continue;
+    for (const auto& ct : *containers) {
+      std::string repo = image_repository(ct.value("image", ""));
+      bool operator_image = repositories.count(repo) != 0;
+      if (!operator_image) continue;
+      report.findings.push_back("pod " + pod_name(pod) + " runs the operator image " + ct.value("image", "") +
+                                ": stop it before adopting");
+      break;
+    }
+  }
+  return report;
+}
+
+}  // namespace migrate

@@ -1,0 +1,32 @@
+// The controller-quiet gate (adoption.md §4 with D16): both operators must be
+// at 0 replicas with no pods left, and no pod of either operator's image may
+// run anywhere. Its findings are values: a dry-run shows them as W19, --apply
+// refuses on them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/result.h"
+#include "kube/client.h"
+#include "migrate/request.h"
+
+namespace migrate {
+
+struct GateReport {
+  bool skipped = false;
+  std::vector<std::string> findings;  // each names the Deployment or pod and what to do
+  std::vector<std::string> notes;     // e.g. a Deployment that does not exist
+  bool quiet() const { return findings.empty(); }
+};
+
+// Errors other than "not found" on the Deployments (e.g. 403) are returned;
+// a forbidden cluster-wide pod scan becomes a note instead (the Deployments'
+// own pods are still checked).
+cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy,
+                                          const Coordinates& fresh);
+
+// The repository part of an image reference: "reg:5000/a/b:tag@sha" -> "reg:5000/a/b".
+std::string image_repository(const std::string& image);
+
+}  // namespace migrate

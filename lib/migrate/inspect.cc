@@ -1,0 +1,228 @@
+#include "migrate/inspect.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "etcd/client.h"
+#include "etcd/errors.h"
+#include "etcd/member_id.h"
+#include "kube/base64.h"
+#include "operator/names.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+
+namespace {
+
+// A key of a Secret's data, decoded; "" when absent.
+std::string secret_key(const json& secret, const std::string& key) {
+  const json* data = op::find_at(secret, "/data");
+  if (data == nullptr || !data->is_object() || !data->contains(key) || !(*data)[key].is_string()) return {};
+  auto decoded = kube::base64_decode((*data)[key].get<std::string>());
+  return decoded ? *decoded : std::string();
+}
+
+bool looks_like_pem_cert(const std::string& s) { return s.find("-----BEGIN CERTIFICATE-----") != std::string::npos; }
+
+cli::Error secret_error(const std::string& ns, const std::string& name, const std::string& what) {
+  return cli::make_error(cli::ErrorKind::Failed, what, "secret \"" + ns + "/" + name + "\"");
+}
+
+bool condition_true(const json& pod, const char* type) {
+  const json* conds = op::find_at(pod, "/status/conditions");
+  if (conds == nullptr || !conds->is_array()) return false;
+  for (const auto& c : *conds) {
+    if (c.value("type", "") == type) return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+// A TLS verification failure is worth one retry with the Service's name (D6).
+bool tls_name_problem(const cli::Error& e) {
+  std::string text = e.one_line();
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* needle : {"ssl", "certificate", "handshake", "peer name", "tls"}) {
+    if (text.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+cli::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy) {
+  etcd::TlsConfig tls;
+  const std::string server = legacy.tls_secret("serverSecret");
+  if (server.empty()) return tls;
+  const std::string ca_source = legacy.tls_secret("serverTrustedCASecret").empty()
+                                    ? server
+                                    : legacy.tls_secret("serverTrustedCASecret");
+  auto ca_secret = client.get(kube::resources::secrets, legacy.ns, ca_source);
+  if (!ca_secret) return ca_secret.error();
+  tls.ca_pem = secret_key(*ca_secret, "ca.crt");
+  if (tls.ca_pem.empty() && secret_key(*ca_secret, "tls.key").empty()) {
+    // D6: a CA-only Secret may carry its certificate as tls.crt alone.
+    tls.ca_pem = secret_key(*ca_secret, "tls.crt");
+  }
+  if (tls.ca_pem.empty()) return secret_error(legacy.ns, ca_source, "has no ca.crt (the CA etcd's server certificate is signed by)");
+  if (!looks_like_pem_cert(tls.ca_pem)) return secret_error(legacy.ns, ca_source, "ca.crt is not a PEM certificate");
+  const std::string client_secret = legacy.tls_secret("clientSecret");
+  if (!client_secret.empty()) {
+    auto cs = client.get(kube::resources::secrets, legacy.ns, client_secret);
+    if (!cs) return cs.error();
+    tls.cert_pem = secret_key(*cs, "tls.crt");
+    tls.key_pem = secret_key(*cs, "tls.key");
+    if (tls.cert_pem.empty() || tls.key_pem.empty()) {
+      return secret_error(legacy.ns, client_secret, "needs non-empty tls.crt and tls.key (the operator's client certificate)");
+    }
+    if (!looks_like_pem_cert(tls.cert_pem)) return secret_error(legacy.ns, client_secret, "tls.crt is not a PEM certificate");
+  }
+  return tls;
+}
+
+std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inventory& inventory,
+                                     const etcd::TlsConfig& tls, const InspectOptions& options) {
+  std::vector<EtcdTarget> out;
+  for (const auto& pod : inventory.pods) {
+    std::string name = op::string_at(pod, "/metadata/name");
+    if (op::string_at(pod, "/metadata/namespace") != legacy.ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
+    const json* labels = op::find_at(pod, "/metadata/labels");
+    if (labels == nullptr || !labels->is_object() || labels->value(std::string(op::kLabelInstance), "") != legacy.name) {
+      continue;
+    }
+    std::string ip = op::string_at(pod, "/status/podIP");
+    if (ip.empty() || op::string_at(pod, "/status/phase") != "Running" || !condition_true(pod, "Ready") ||
+        op::find_at(pod, "/metadata/deletionTimestamp") != nullptr) {
+      continue;
+    }
+    EtcdTarget t;
+    t.pod = name;
+    bool secure = !tls.ca_pem.empty();
+    std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
+    t.config.endpoints = {(secure ? "https://" : "http://") + host + ":" + std::to_string(op::kClientPort)};
+    t.config.tls = tls;
+    if (secure) t.config.tls.server_name = op::member_dns(name, legacy.headless_service(), legacy.ns);
+    t.config.dial_timeout = options.dial_timeout;
+    t.config.call_timeout = options.call_timeout;
+    out.push_back(std::move(t));
+  }
+  std::sort(out.begin(), out.end(), [](const EtcdTarget& a, const EtcdTarget& b) { return a.pod < b.pod; });
+  return out;
+}
+
+namespace {
+
+// MemberList and AuthStatus through one target; "" on success.
+std::string ask_etcd(const EtcdTarget& target, ClusterFacts& facts) {
+  auto client = etcd::Client::create(target.config);
+  if (!client) return client.error().one_line();
+  auto list = (*client)->member_list();
+  if (!list) return list.error().one_line();
+  auto auth = (*client)->auth_status();
+  if (!auth && auth.error().status == 12 /* UNIMPLEMENTED: etcd 3.4 has no AuthStatus */) {
+    // A login that cannot succeed tells the two states apart without changing
+    // anything: "not enabled" versus "authentication failed".
+    auto probe = (*client)->authenticate("root", "\x01-etcd-migrate-probe");
+    if (!probe && probe.error().reason == etcd::reason::kAuthNotEnabled) auth = false;
+    else if (!probe && probe.error().reason == etcd::reason::kAuthFailed) auth = true;
+  }
+  if (!auth) return auth.error().one_line();
+  facts.cluster_id = etcd::format_member_id(list->header.cluster_id);
+  facts.members.clear();
+  for (const auto& m : list->members) {
+    facts.members.push_back({m.name, etcd::format_member_id(m.id), m.peer_urls.empty() ? "" : m.peer_urls.front(),
+                             m.is_learner});
+  }
+  facts.live_auth = *auth;
+  return {};
+}
+
+}  // namespace
+
+ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& legacy, const Inventory& inventory,
+                             const InspectOptions& options) {
+  ClusterFacts facts;
+  const std::string& ns = legacy.ns;
+  for (const auto& pod : inventory.pods) {
+    std::string name = op::string_at(pod, "/metadata/name");
+    if (op::string_at(pod, "/metadata/namespace") != ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
+    PodFact f;
+    f.uid = op::string_at(pod, "/metadata/uid");
+    f.running = op::string_at(pod, "/status/phase") == "Running";
+    f.ready = condition_true(pod, "Ready");
+    f.deleting = op::find_at(pod, "/metadata/deletionTimestamp") != nullptr;
+    facts.pods[name] = f;
+  }
+  if (const json* c = find_object(inventory.new_clusters, ns, legacy.name)) facts.new_cluster = *c;
+  if (const json* s = find_object(inventory.services, ns, legacy.name)) facts.service_c = *s;
+
+  if (!options.auth_secret.empty()) {
+    auto secret = client.get(kube::resources::secrets, ns, options.auth_secret);
+    if (!secret) {
+      facts.auth_secret = ClusterFacts::AuthSecret::Missing;
+    } else {
+      facts.auth_secret = secret_key(*secret, "password").empty() ? ClusterFacts::AuthSecret::NoPassword
+                                                                  : ClusterFacts::AuthSecret::Usable;
+    }
+  } else if (legacy.enable_auth()) {
+    auto secret = client.get(kube::resources::secrets, ns, op::root_credentials_secret(legacy.name));
+    facts.root_secret_exists = secret.ok();
+  }
+
+  auto tls = legacy_tls(client, legacy);
+  if (!tls) {
+    facts.inspect_error = "TLS material: " + tls.error().one_line();
+  } else {
+    auto targets = etcd_targets(legacy, inventory, *tls, options);
+    if (targets.empty()) {
+      facts.inspect_error = "no Running and Ready member pod (" + legacy.name + "-<n>) with an IP";
+    }
+    std::string errors;
+    for (auto& target : targets) {
+      std::string err = ask_etcd(target, facts);
+      if (!err.empty() && !tls->ca_pem.empty() && tls_name_problem(cli::make_error(cli::ErrorKind::Failed, err))) {
+        // D6: the server certificate may name only the Service.
+        EtcdTarget by_service = target;
+        by_service.config.tls.server_name = op::service_dns(legacy.client_service(), ns);
+        if (ask_etcd(by_service, facts).empty()) err.clear();
+      }
+      if (err.empty()) {
+        facts.inspect_error.reset();
+        errors.clear();
+        break;
+      }
+      errors += (errors.empty() ? "" : "; ") + target.pod + ": " + err;
+      facts.inspect_error = errors;
+    }
+  }
+  for (const auto& m : facts.members) {
+    if (m.name.empty()) continue;
+    if (const json* nm = find_object(inventory.new_members, ns, m.name)) facts.new_members[m.name] = *nm;
+    PvcFact p;
+    if (const json* pvc = find_object(inventory.pvcs, ns, op::member_pvc(m.name))) {
+      p.found = true;
+      p.volume_name = op::string_at(*pvc, "/spec/volumeName");
+      if (const json* refs = op::find_at(*pvc, "/metadata/ownerReferences"); refs && refs->is_array()) {
+        for (const auto& r : *refs) {
+          if (r.value("controller", false)) {
+            p.controller_kind = r.value("kind", "");
+            p.controller_name = r.value("name", "");
+          }
+        }
+      }
+    }
+    facts.pvcs[m.name] = p;
+  }
+  // EtcdMembers of this cluster that etcd no longer knows are someone
+  // else's business too (D10): report them as well.
+  for (const auto& nm : inventory.new_members) {
+    if (op::string_at(nm, "/metadata/namespace") != ns) continue;
+    std::string name = op::string_at(nm, "/metadata/name");
+    if (op::string_at(nm, "/spec/clusterName") == legacy.name && facts.new_members.count(name) == 0) {
+      facts.new_members[name] = nm;
+    }
+  }
+  return facts;
+}
+
+}  // namespace migrate

@@ -1,0 +1,44 @@
+// Live inspection of one legacy cluster (adoption.md §6 with D6, D12 and
+// decisions.md E14): the member pods from the inventory, the TLS material
+// from the legacy Secrets, and etcd's own answers (members, cluster ID,
+// auth), read-only. The result is the ClusterFacts the pure plan consumes.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "etcd/config.h"
+#include "kube/client.h"
+#include "migrate/facts.h"
+#include "migrate/inventory.h"
+#include "operator/legacy_cluster.h"
+
+namespace migrate {
+
+struct InspectOptions {
+  std::string auth_secret;  // --auth-secret, "" when not given
+  std::chrono::milliseconds dial_timeout{5000};
+  std::chrono::milliseconds call_timeout{10000};
+};
+
+// One way to reach the cluster's etcd: a member pod dialled directly.
+struct EtcdTarget {
+  std::string pod;
+  etcd::Config config;  // endpoint, TLS with the pod's DNS name
+};
+
+// The legacy cluster's TLS material (§6.3 with D6), or an error naming the
+// Secret and key. Plaintext clusters give an empty TlsConfig.
+cli::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy);
+
+// The Ready member pods (D12: named <c>-<i>, Ready condition True, with an
+// IP), in name order, each with its dial configuration (E14: the pod IP, TLS
+// name <pod>.<hl>.<ns>.svc).
+std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inventory& inventory,
+                                     const etcd::TlsConfig& tls, const InspectOptions& options);
+
+ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& legacy, const Inventory& inventory,
+                             const InspectOptions& options);
+
+}  // namespace migrate

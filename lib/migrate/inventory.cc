@@ -1,0 +1,125 @@
+#include "migrate/inventory.h"
+
+#include "kube/status_error.h"
+#include "operator/legacy_cluster.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::vector<json> items_of(json list) {
+  std::vector<json> out;
+  if (list.contains("items") && list["items"].is_array()) {
+    for (auto& item : list["items"]) out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// A list where "not served" reads as empty; served tells which it was.
+cli::Result<std::vector<json>> list_if_served(kube::Client& client, const kube::Resource& r, const std::string& ns,
+                                              bool& served, const kube::ListOptions& options = {}) {
+  auto check = client.discovery().served(r);
+  if (!check) {
+    if (check.error().reason == kube::kReasonNotServed) {
+      served = false;
+      return std::vector<json>{};
+    }
+    return check.error();
+  }
+  served = true;
+  auto list = client.list_all(r, ns, options);
+  if (!list) return list.error();
+  return items_of(std::move(*list));
+}
+
+bool names_legacy_group(const json& webhook) {
+  const json* rules = op::find_at(webhook, "/rules");
+  if (rules == nullptr || !rules->is_array()) return false;
+  for (const auto& rule : *rules) {
+    const json* groups = op::find_at(rule, "/apiGroups");
+    if (groups == nullptr || !groups->is_array()) continue;
+    for (const auto& g : *groups) {
+      if (g.is_string() && g.get<std::string>() == op::kLegacyGroup) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+cli::Result<Inventory> discover(kube::Client& client, const std::string& ns) {
+  Inventory inv;
+  inv.scope = ns;
+  auto clusters = list_if_served(client, op::resources::legacy_etcdclusters, ns, inv.clusters_served);
+  if (!clusters) return clusters.error();
+  inv.clusters = std::move(*clusters);
+  auto backups = list_if_served(client, op::resources::legacy_etcdbackups, ns, inv.backups_served);
+  if (!backups) return backups.error();
+  inv.backups = std::move(*backups);
+  auto schedules = list_if_served(client, op::resources::legacy_etcdbackupschedules, ns, inv.schedules_served);
+  if (!schedules) return schedules.error();
+  inv.schedules = std::move(*schedules);
+  return inv;
+}
+
+cli::Status read_scope(kube::Client& client, Inventory& inv, std::string& warning) {
+  const std::string& ns = inv.scope;
+  struct NewKind {
+    const kube::Resource* r;
+    std::vector<json>* into;
+  };
+  for (NewKind k : {NewKind{&op::resources::etcdclusters, &inv.new_clusters},
+                    NewKind{&op::resources::etcdmembers, &inv.new_members},
+                    NewKind{&op::resources::etcdsnapshots, &inv.snapshots}}) {
+    bool served = false;
+    auto items = list_if_served(client, *k.r, ns, served);
+    if (!items) return items.error();
+    if (!served) inv.new_api_missing.push_back(k.r->group_resource());
+    *k.into = std::move(*items);
+  }
+  if (!inv.new_api_missing.empty()) return {};
+
+  kube::ListOptions etcd_pods;
+  etcd_pods.label_selector = std::string(op::kLabelName) + "=" + std::string(op::kLabelNameValue);
+  auto pods = client.list_all(kube::resources::pods, ns, etcd_pods);
+  if (!pods) return pods.error();
+  inv.pods = items_of(std::move(*pods));
+  auto pvcs = client.list_all(kube::resources::persistentvolumeclaims, ns);
+  if (!pvcs) return pvcs.error();
+  inv.pvcs = items_of(std::move(*pvcs));
+  auto services = client.list_all(kube::resources::services, ns);
+  if (!services) return services.error();
+  inv.services = items_of(std::move(*services));
+
+  for (const kube::Resource* r : {&op::resources::mutating_webhooks, &op::resources::validating_webhooks}) {
+    auto list = client.list_all(*r, "");
+    if (!list) {
+      warning = "cannot read " + r->plural + " to find the legacy operator's webhooks: " + list.error().one_line();
+      continue;
+    }
+    for (const auto& item : items_of(std::move(*list))) {
+      const json* hooks = op::find_at(item, "/webhooks");
+      if (hooks == nullptr || !hooks->is_array()) continue;
+      for (const auto& h : *hooks) {
+        if (names_legacy_group(h)) {
+          inv.legacy_webhooks.push_back(r->plural + "/" + op::string_at(item, "/metadata/name"));
+          break;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+const json* find_object(const std::vector<json>& objects, const std::string& ns, const std::string& name) {
+  for (const auto& o : objects) {
+    if (op::string_at(o, "/metadata/name") == name && op::string_at(o, "/metadata/namespace") == ns) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace migrate

@@ -1,0 +1,57 @@
+#include "migrate/ownership.h"
+
+#include "operator/legacy_cluster.h"
+#include "operator/names.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+
+json reown_patch(const json& object, const std::string& cluster, const std::string& member,
+                 const std::string& member_uid, bool role_label) {
+  json labels_patch = json::object();
+  const json* labels = op::find_at(object, "/metadata/labels");
+  json wanted = op::member_labels(cluster, member);
+  if (role_label) wanted[std::string(op::kLabelRole)] = std::string(op::kRoleVoter);
+  for (auto it = wanted.begin(); it != wanted.end(); ++it) {
+    bool same = labels != nullptr && labels->contains(it.key()) && (*labels)[it.key()] == it.value();
+    if (!same) labels_patch[it.key()] = it.value();
+  }
+  json refs = json::array();
+  bool changed = true;
+  const json* old = op::find_at(object, "/metadata/ownerReferences");
+  json ours = op::owner_reference(op::kKindEtcdMember, member, member_uid, true);
+  if (old != nullptr && old->is_array()) {
+    for (const auto& r : *old) {
+      if (r.value("controller", false)) continue;
+      if (r.value("kind", "") == op::kKindEtcdMember && r.value("uid", "") == member_uid) continue;
+      refs.push_back(r);
+    }
+  }
+  refs.push_back(ours);
+  if (old != nullptr && *old == refs) changed = false;
+  json patch = json::object();
+  if (!labels_patch.empty()) patch["metadata"]["labels"] = labels_patch;
+  if (changed) patch["metadata"]["ownerReferences"] = refs;
+  return patch.empty() ? json() : patch;
+}
+
+json headless_owner_references(const json& service, const std::vector<std::pair<std::string, std::string>>& members) {
+  json refs = json::array();
+  for (const auto& [name, uid] : members) {
+    json r = op::owner_reference(op::kKindEtcdMember, name, uid, false);
+    refs.push_back(r);
+  }
+  const json* old = op::find_at(service, "/metadata/ownerReferences");
+  if (old != nullptr && old->is_array()) {
+    for (const auto& r : *old) {
+      std::string api = r.value("apiVersion", "");
+      bool legacy_cluster = r.value("kind", "") == op::kKindEtcdCluster && api.rfind(std::string(op::kLegacyGroup) + "/", 0) == 0;
+      bool member = r.value("kind", "") == op::kKindEtcdMember && api == op::kApiVersion;
+      if (!legacy_cluster && !member) refs.push_back(r);
+    }
+  }
+  return refs;
+}
+
+}  // namespace migrate

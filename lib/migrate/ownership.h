@@ -1,0 +1,29 @@
+// The ownership and label changes of adoption (adoption.md §11.4 steps 3 and
+// 5, §12 with D9 and D17), computed from the live object as pure functions:
+// the dry-run sends them with dryRun=All, the apply sends them for real.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace migrate {
+
+// A JSON merge patch that gives a member's pod (role_label = true) or PVC the
+// member-level labels and makes EtcdMember <m> (member_uid) its controller,
+// keeping every non-controller owner reference; null when nothing changes.
+nlohmann::json reown_patch(const nlohmann::json& object, const std::string& cluster, const std::string& member,
+                           const std::string& member_uid, bool role_label);
+
+// The owner references of the legacy headless Service <hl> after adoption:
+// one non-controller entry per EtcdMember (name, uid) in name order, plus the
+// entries that are neither the legacy EtcdCluster's nor an EtcdMember's (D17).
+nlohmann::json headless_owner_references(const nlohmann::json& service,
+                                         const std::vector<std::pair<std::string, std::string>>& members);
+
+// A placeholder UID for dry-runs, where the owner does not exist yet (E3).
+inline constexpr const char* kPlaceholderUid = "00000000-0000-0000-0000-000000000000";
+
+}  // namespace migrate

@@ -1,0 +1,66 @@
+#include <doctest/doctest.h>
+
+#include "migrate/gate.h"
+#include "migrate/ownership.h"
+
+using json = nlohmann::json;
+
+TEST_CASE("pods: member labels and role added, StatefulSet controller dropped, other owners kept (§11.4 step 5)") {
+  json pod = {{"metadata",
+               {{"labels", {{"app.kubernetes.io/name", "etcd"}, {"app.kubernetes.io/instance", "c"}, {"x", "y"}}},
+                {"ownerReferences",
+                 json::array({{{"apiVersion", "apps/v1"}, {"kind", "StatefulSet"}, {"name", "c"}, {"uid", "s1"},
+                               {"controller", true}},
+                              {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "keep"}, {"uid", "k1"}}})}}}};
+  json patch = migrate::reown_patch(pod, "c", "c-0", "m-uid", true);
+  REQUIRE(patch.is_object());
+  const json& labels = patch["metadata"]["labels"];
+  CHECK_FALSE(labels.contains("app.kubernetes.io/name"));  // unchanged keys are not sent
+  CHECK(labels["app.kubernetes.io/managed-by"] == "etcd-operator");
+  CHECK(labels["etcd-operator.cozystack.io/cluster"] == "c");
+  CHECK(labels["app.kubernetes.io/component"] == "c-0");
+  CHECK(labels["etcd-operator.cozystack.io/role"] == "voter");
+  const json& refs = patch["metadata"]["ownerReferences"];
+  REQUIRE(refs.size() == 2);
+  CHECK(refs[0]["kind"] == "ConfigMap");
+  CHECK(refs[1]["kind"] == "EtcdMember");
+  CHECK(refs[1]["uid"] == "m-uid");
+  CHECK(refs[1]["controller"] == true);
+  CHECK(refs[1]["blockOwnerDeletion"] == true);
+}
+
+TEST_CASE("PVCs get no role label; a re-owned object needs no patch (idempotent)") {
+  json pvc = {{"metadata", {{"name", "data-c-0"}}}};
+  json patch = migrate::reown_patch(pvc, "c", "c-0", "u", false);
+  CHECK_FALSE(patch["metadata"]["labels"].contains("etcd-operator.cozystack.io/role"));
+  json done = pvc;
+  done["metadata"]["labels"] = patch["metadata"]["labels"];
+  done["metadata"]["ownerReferences"] = patch["metadata"]["ownerReferences"];
+  CHECK(migrate::reown_patch(done, "c", "c-0", "u", false).is_null());
+}
+
+TEST_CASE("D17: the headless Service keeps unrelated owners, loses the legacy EtcdCluster's") {
+  json svc = {{"metadata",
+               {{"ownerReferences",
+                 json::array({{{"apiVersion", "etcd.aenix.io/v1alpha1"}, {"kind", "EtcdCluster"}, {"name", "c"},
+                               {"uid", "l"}, {"controller", true}},
+                              {{"apiVersion", "example.com/v1"}, {"kind", "Thing"}, {"name", "t"}, {"uid", "t1"}}})}}}};
+  json refs = migrate::headless_owner_references(svc, {{"c-0", "u0"}, {"c-1", "u1"}});
+  REQUIRE(refs.size() == 3);
+  CHECK(refs[0]["name"] == "c-0");
+  CHECK(refs[0]["controller"] == false);
+  CHECK(refs[0]["blockOwnerDeletion"] == false);
+  CHECK(refs[1]["name"] == "c-1");
+  CHECK(refs[2]["kind"] == "Thing");
+  // Applying it again changes nothing.
+  json again = svc;
+  again["metadata"]["ownerReferences"] = refs;
+  CHECK(migrate::headless_owner_references(again, {{"c-0", "u0"}, {"c-1", "u1"}}) == refs);
+}
+
+TEST_CASE("image repositories for the operator pod scan (D16)") {
+  CHECK(migrate::image_repository("ghcr.io/aenix-io/etcd-operator:v0.4.2") == "ghcr.io/aenix-io/etcd-operator");
+  CHECK(migrate::image_repository("registry:5000/etcd-operator@sha256:abc") == "registry:5000/etcd-operator");
+  CHECK(migrate::image_repository("registry:5000/etcd-operator") == "registry:5000/etcd-operator");
+  CHECK(migrate::image_repository("busybox") == "busybox");
+}

@@ -1,0 +1,111 @@
+#include <doctest/doctest.h>
+
+#include "migrate/request.h"
+#include "operator/names.h"
+
+namespace {
+
+migrate::AdoptRequest base() {
+  migrate::AdoptRequest r;
+  r.legacy_controller = std::string(op::kDefaultLegacyController);
+  r.new_controller = std::string(op::kDefaultNewController);
+  return r;
+}
+
+cli::ErrorKind kind_of(const migrate::AdoptRequest& r) {
+  auto v = migrate::validate(r);
+  REQUIRE_FALSE(v.ok());
+  return v.error().kind;
+}
+
+}  // namespace
+
+TEST_CASE("controller coordinates must be NAMESPACE/NAME, even with --skip-controller-check") {
+  for (const char* bad : {"", "x", "/x", "x/", "a/b/c"}) {
+    auto r = base();
+    r.skip_controller_check = true;
+    r.legacy_controller = bad;
+    CHECK(kind_of(r) == cli::ErrorKind::Usage);
+  }
+  auto c = migrate::parse_coordinates("--new-controller", "ns/name");
+  REQUIRE(c.ok());
+  CHECK(c->ns == "ns");
+  CHECK(c->name == "name");
+}
+
+TEST_CASE("--apply with --dry-run is a usage error (E12)") {
+  auto r = base();
+  r.apply = true;
+  r.dry_run = true;
+  r.skip_backup = true;
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+}
+
+TEST_CASE("backup flags: the reference's rules in order, plus E9's modes") {
+  auto r = base();
+  r.skip_backup = true;
+  r.backup_dir = "/tmp/x";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);  // skip + destination
+
+  r = base();
+  r.pvc_claim = "claim";  // stream mode (default)
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+
+  r = base();
+  r.backup_mode = "job";
+  r.backup_dir = "/tmp/x";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+
+  r = base();
+  r.backup_mode = "job";
+  r.pvc_claim = "claim";
+  r.s3_endpoint = "https://s3";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);  // both destinations
+
+  r = base();
+  r.backup_mode = "job";
+  r.s3_endpoint = "https://s3";
+  r.s3_bucket = "b";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);  // job mode needs the credentials Secret
+
+  r = base();
+  r.s3_endpoint = "https://s3";
+  r.s3_bucket = "b";
+  auto ok = migrate::validate(r);  // stream mode may use the AWS_* environment
+  REQUIRE(ok.ok());
+  CHECK(ok->s3);
+  CHECK(ok->backup_configured);
+
+  r = base();
+  r.apply = true;  // neither destination nor --skip-backup
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+
+  r = base();  // a dry-run may go without (W16)
+  auto dry = migrate::validate(r);
+  REQUIRE(dry.ok());
+  CHECK_FALSE(dry->backup_configured);
+}
+
+TEST_CASE("--connect: auto means direct until port-forward exists; port-forward is a usage error (E16)") {
+  auto r = base();
+  auto v = migrate::validate(r);
+  REQUIRE(v.ok());
+  CHECK(v->connect == migrate::Connect::Direct);
+  r.connect = "port-forward";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+  r.connect = "tunnel";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+}
+
+TEST_CASE("durations and bounds") {
+  auto r = base();
+  r.backup_timeout = "1h30m";
+  auto v = migrate::validate(r);
+  REQUIRE(v.ok());
+  CHECK(v->backup_timeout == std::chrono::minutes(90));
+  r.backup_timeout = "soon";
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+  r = base();
+  r.concurrency = 0;
+  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+}

@@ -1,0 +1,128 @@
+#include "adopt.h"
+
+#include <memory>
+
+#include "cli/kube_flags.h"
+#include "cli/render.h"
+#include "migrate/adoption_plan.h"
+#include "migrate/plan_text.h"
+#include "migrate/request.h"
+#include "operator/names.h"
+
+namespace tools {
+
+namespace {
+
+int fail(cli::Program& program, const cli::Error& e) {
+  program.diag->error(e);
+  return cli::exit_code(e.kind);
+}
+
+int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool all_namespaces) {
+  cli::Diag& diag = *program.diag;
+  diag.set_quiet(request.kube.quiet);
+  if (all_namespaces && !request.kube.ns.empty()) {
+    return fail(program, cli::make_error(cli::ErrorKind::Usage, "-A/--all-namespaces and -n/--namespace contradict each other"));
+  }
+  auto format = cli::parse_format(request.output, true);
+  if (!format) return fail(program, format.error());
+  auto valid = migrate::validate(request);
+  if (!valid) return fail(program, valid.error());
+  if (request.apply) {
+    // E16: a mode that does not exist yet is a usage error, never a pretence.
+    return fail(program, cli::make_error(cli::ErrorKind::Usage, "--apply is not available in this version yet", {},
+                                         "run without --apply to see the plan"));
+  }
+  auto client = cli::connect_kube(request.kube, diag);
+  if (!client) return fail(program, client.error());
+  auto plan = migrate::plan_adoption(**client, request, *valid, [&diag](const std::string& line) { diag.note(line); });
+  if (!plan) return fail(program, plan.error());
+  if (diag.verbosity() > 0) {
+    auto stats = (*client)->stats();
+    diag.verbose("kubernetes API: " + std::to_string(stats.requests) + " requests over " +
+                 std::to_string(stats.connections) + " connections");
+  }
+  if (*format == cli::Format::Table || *format == cli::Format::Wide) {
+    *program.out << migrate::plan_text(*plan);
+  } else {
+    *program.out << cli::render(migrate::to_json(*plan), cli::View{}, *format);
+  }
+  program.out->flush();
+  return migrate::dry_run_exit_code(*plan);
+}
+
+}  // namespace
+
+void setup_adopt_command(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto request = std::make_shared<migrate::AdoptRequest>();
+  auto all_namespaces = std::make_shared<bool>(false);
+  request->legacy_controller = std::string(op::kDefaultLegacyController);
+  request->new_controller = std::string(op::kDefaultNewController);
+  migrate::AdoptRequest& r = *request;
+
+  cli::add_kube_flags(sub, r.kube, "Only this namespace (default: every namespace)");
+  sub.add_flag("-A,--all-namespaces", *all_namespaces, "Every namespace (the default without -n)");
+  cli::add_output_flag(sub, r.output, true);
+  sub.add_flag("--apply", r.apply, "Execute the plan (without it only the plan is printed)");
+  sub.add_flag("--dry-run", r.dry_run, "Print the plan and change nothing (the default)");
+  sub.add_flag("-y,--yes", r.yes, "Do not ask for confirmation before --apply");
+  sub.add_option("--connect", r.connect, "How etcd members are reached: auto|direct|port-forward")
+      ->default_str("auto");
+  sub.add_option("--concurrency", r.concurrency, "Clusters inspected and adopted at once")->default_str("4");
+
+  auto* gate = "Controller check";
+  sub.add_flag("--skip-controller-check", r.skip_controller_check, "Skip the check that both operators are down")
+      ->group(gate);
+  sub.add_option("--legacy-controller", r.legacy_controller, "Legacy operator Deployment, NAMESPACE/NAME")
+      ->default_str(std::string(op::kDefaultLegacyController))
+      ->group(gate);
+  sub.add_option("--new-controller", r.new_controller, "New operator Deployment, NAMESPACE/NAME")
+      ->default_str(std::string(op::kDefaultNewController))
+      ->group(gate);
+
+  auto* tr = "Translation";
+  sub.add_option("--version", r.version, "etcd version X.Y.Z for every cluster instead of the image tag")->group(tr);
+  sub.add_option("--auth-secret", r.auth_secret,
+                 "Existing basic-auth Secret (same name in each namespace) for clusters with auth; default: "
+                 "generate <cluster>-root-credentials")
+      ->group(tr);
+
+  auto* bk = "Safety backup";
+  sub.add_flag("--skip-backup", r.skip_backup, "Adopt without a safety backup")->group(bk);
+  sub.add_option("--backup-mode", r.backup_mode, "stream (the tool takes the snapshot) or job")
+      ->default_str("stream")
+      ->group(bk);
+  sub.add_option("--backup-dir", r.backup_dir, "Directory for one snapshot file per cluster (stream mode)")->group(bk);
+  sub.add_option("--agent-image", r.agent_image, "Snapshot agent image (job mode; default: the new operator's)")
+      ->group(bk);
+  sub.add_option("--backup-timeout", r.backup_timeout, "How long each backup may take")->default_str("30m")->group(bk);
+  sub.add_option("--backup-s3-endpoint", r.s3_endpoint, "S3 endpoint URL")->group(bk);
+  sub.add_option("--backup-s3-bucket", r.s3_bucket, "S3 bucket")->group(bk);
+  sub.add_option("--backup-s3-key", r.s3_key, "S3 key prefix")->group(bk);
+  sub.add_option("--backup-s3-region", r.s3_region, "S3 region")->group(bk);
+  sub.add_flag("--backup-s3-force-path-style", r.s3_force_path_style, "Path-style S3 addressing (MinIO, Ceph)")
+      ->group(bk);
+  sub.add_option("--backup-s3-credentials-secret", r.s3_credentials_secret,
+                 "Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in each namespace")
+      ->group(bk);
+  sub.add_option("--backup-pvc-claim", r.pvc_claim, "PVC for the backup (job mode)")->group(bk);
+  sub.add_option("--backup-pvc-subpath", r.pvc_subpath, "Directory inside that PVC (job mode)")->group(bk);
+
+  auto* lg = "Legacy backups and webhooks";
+  sub.add_flag("--convert-completed-backups", r.convert_completed_backups,
+               "Also convert completed or failed legacy EtcdBackups into new EtcdSnapshots")
+      ->group(lg);
+  sub.add_option("--schedule-image", r.schedule_image, "Image of the printed snapshot CronJobs")
+      ->default_str(std::string(op::kDefaultScheduleImage))
+      ->group(lg);
+  sub.add_flag("--remove-legacy-webhooks", r.remove_legacy_webhooks,
+               "Remove the legacy operator's webhook configurations once no legacy cluster is left un-adopted")
+      ->group(lg);
+
+  sub.footer("Without --apply the plan is printed and nothing changes (exit 0, or 3 when a plan is blocked).");
+  sub.callback([&action, &program, request, all_namespaces] {
+    action = [&program, request, all_namespaces] { return run_adopt(program, *request, *all_namespaces); };
+  });
+}
+
+}  // namespace tools
