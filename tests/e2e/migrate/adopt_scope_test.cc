@@ -3,6 +3,8 @@
 // new-API CRD check, usage errors, and the exit codes of cli.md.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "migrate_e2e.h"
 
 using json = nlohmann::json;
@@ -93,4 +95,53 @@ TEST_CASE("usage errors are 128 and contact nothing; an empty namespace has noth
                        {{"KUBECONFIG", "/dev/null"}, {"KUBERNETES_SERVICE_HOST", "127.0.0.1"},
                         {"KUBERNETES_SERVICE_PORT", "1"}, {"HOME", "/nonexistent"}});
   CHECK(down.rc != 0);
+}
+
+TEST_CASE("legacy EtcdBackups and schedules (D14, E10): pending converted, completed kept, schedule printed") {
+  e2e::Namespace ns("e2e-scope-backups");
+  e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5"});
+  const std::string dest = R"("destination": {"s3": {"endpoint": "https://s3.example", "bucket": "b",
+                              "credentialsSecretRef": {"name": "creds"}}})";
+  e2e::kubectl({"-n", ns.name(), "create", "-f", "-"},
+               R"({"apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdBackup", "metadata": {"name": "pending"},
+                   "spec": {"clusterRef": {"name": "etcd"}, )" + dest + "}}");
+  e2e::kubectl({"-n", ns.name(), "create", "-f", "-"},
+               R"({"apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdBackup", "metadata": {"name": "done"},
+                   "spec": {"clusterRef": {"name": "etcd"}, )" + dest + "}}");
+  e2e::kubectl({"-n", ns.name(), "patch", "etcdbackups.etcd.aenix.io", "done", "--subresource", "status",
+                "--type", "merge", "-p",
+                R"({"status": {"snapshot": {"uri": "s3://b/etcd-done.db", "checksum": "sha256:)" +
+                    std::string(64, 'a') + R"(", "sizeBytes": 20480}}})"});
+  e2e::kubectl({"-n", ns.name(), "create", "-f", "-"},
+               R"({"apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdBackupSchedule", "metadata": {"name": "hourly"},
+                   "spec": {"clusterRef": {"name": "etcd"}, "schedule": "0 * * * *", )" + dest + "}}");
+  auto before = e2e::fingerprint(f);
+  int rc = -1;
+  json doc = e2e::adopt_plan(f, {"--schedule-image", "registry.local/kubectl:1.33"}, rc);
+  CHECK(rc == 0);
+  CHECK(doc["discovered"]["etcdBackups"] == 2);
+  CHECK(doc["discovered"]["etcdBackupSchedules"] == 1);
+  std::map<std::string, json> backups;
+  for (const auto& b : doc["backups"]) backups[b["name"]] = b;
+  REQUIRE(backups.count("pending") == 1);
+  REQUIRE(backups.count("done") == 1);
+  CHECK(backups["pending"]["action"] == "Create");  // its cluster is adopted by this run
+  CHECK(backups["pending"]["objects"][0]["kind"] == "EtcdSnapshot");
+  CHECK(backups["done"]["action"] == "Keep");
+  CHECK(backups["done"]["artefact"] == "s3://b/etcd-done.db");
+  REQUIRE(doc["schedules"].size() == 1);
+  const json& s = doc["schedules"][0];
+  CHECK(s["action"] == "Print");
+  CHECK(s["objects"][3]["spec"]["concurrencyPolicy"] == "Forbid");
+  CHECK(s["objects"][3]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["image"] ==
+        "registry.local/kubectl:1.33");
+  // The printed CronJob and RBAC are accepted by the real apiserver as they are.
+  for (const auto& o : s["objects"]) {
+    auto r = e2e::kubectl_result({"-n", ns.name(), "create", "--dry-run=server", "-f", "-"}, o.dump());
+    CHECK_MESSAGE(r.rc == 0, r.err);
+  }
+  // --convert-completed-backups turns the completed one into a snapshot too.
+  json converted = e2e::adopt_plan(f, {"--convert-completed-backups"}, rc);
+  for (const auto& b : converted["backups"]) CHECK(b["action"] == "Create");
+  CHECK(e2e::fingerprint(f) == before);
 }

@@ -1,0 +1,390 @@
+#include "backup/s3_client.h"
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "backup/sha256.h"
+
+namespace backup {
+
+namespace {
+
+using cli::ErrorKind;
+
+void global_init() {
+  static const bool done = [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return true;
+  }();
+  (void)done;
+}
+
+std::string base64(const std::uint8_t* data, std::size_t n) {
+  std::string out(4 * ((n + 2) / 3) + 1, '\0');
+  int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
+  out.resize(static_cast<std::size_t>(len));
+  return out;
+}
+
+struct Exchange {
+  S3Response* response = nullptr;
+  CURL* curl = nullptr;
+  const std::function<bool(std::string_view)>* on_data = nullptr;
+  bool checked = false;
+  bool streaming = false;
+  bool stopped = false;
+};
+
+size_t on_write(char* data, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  size_t len = size * n;
+  if (x->on_data != nullptr && !x->checked) {
+    long code = 0;
+    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
+    x->streaming = code >= 200 && code < 300;
+    x->checked = true;
+  }
+  if (x->streaming) {
+    if (!(*x->on_data)(std::string_view(data, len))) {
+      x->stopped = true;
+      return 0;
+    }
+    return len;
+  }
+  // Answers without a caller to stream to are XML documents or errors; a
+  // server sending megabytes here is broken, so stop collecting.
+  if (x->response->body.size() < (1u << 20)) x->response->body.append(data, len);
+  return len;
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  size_t len = size * n;
+  std::string_view h(data, len);
+  while (!h.empty() && (h.back() == '\r' || h.back() == '\n')) h.remove_suffix(1);
+  if (h.substr(0, 5) == "HTTP/") {
+    x->response->headers.clear();  // a new response (after 100 Continue or a redirect)
+    return len;
+  }
+  auto colon = h.find(':');
+  if (colon == std::string_view::npos) return len;
+  std::string name(h.substr(0, colon));
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  std::string_view value = h.substr(colon + 1);
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  x->response->headers[name] = std::string(value);
+  return len;
+}
+
+bool retryable(int status) { return status == 500 || status == 502 || status == 503 || status == 504; }
+
+}  // namespace
+
+S3Client::S3Client(S3Location location, S3Credentials credentials, S3ClientOptions options, S3Endpoint endpoint)
+    : location_(std::move(location)), credentials_(std::move(credentials)), options_(options),
+      endpoint_(std::move(endpoint)) {}
+
+S3Client::~S3Client() {
+  if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(curl_));
+  volatile char* p = credentials_.secret_access_key.data();
+  for (std::size_t i = 0; i < credentials_.secret_access_key.size(); ++i) p[i] = 0;
+}
+
+cli::Result<std::unique_ptr<S3Client>> S3Client::create(S3Location location, S3Credentials credentials,
+                                                        S3ClientOptions options) {
+  global_init();
+  auto ep = parse_s3_endpoint(location.endpoint);
+  if (!ep) return std::move(ep).error();
+  if (location.bucket.empty()) {
+    return cli::make_error(ErrorKind::Usage, "no bucket given", "S3 endpoint \"" + location.endpoint + "\"");
+  }
+  if (credentials.access_key_id.empty() || credentials.secret_access_key.empty()) {
+    return cli::make_error(ErrorKind::Usage, "the access key ID or the secret access key is empty",
+                           "S3 credentials", "give both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+  }
+  std::unique_ptr<S3Client> c(new S3Client(std::move(location), std::move(credentials), options, std::move(*ep)));
+  c->curl_ = curl_easy_init();
+  if (c->curl_ == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  return c;
+}
+
+cli::Result<S3Response> S3Client::perform(const Call& call) {
+  int attempts = call.retry ? std::max(1, options_.attempts) : 1;
+  for (int i = 1;; ++i) {
+    auto r = perform_once(call);
+    bool again = false;
+    if (!r.ok()) {
+      // Refused or unresolvable: the endpoint is wrong, waiting will not help.
+      again = r.error().reason == "TransportFailed";
+    } else {
+      again = retryable(r->status);
+    }
+    if (!again || i >= attempts) return r;
+    std::this_thread::sleep_for(options_.retry_delay * i);
+  }
+}
+
+cli::Result<S3Response> S3Client::perform_once(const Call& call) {
+  CURL* c = static_cast<CURL*>(curl_);
+  curl_easy_reset(c);
+  S3Response resp;
+  Exchange x{&resp, c, call.on_data};
+  std::string url = s3_object_url(endpoint_, location_, call.key, call.query);
+  std::string sigv4 = sigv4_param(location_.region);
+
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.stall_timeout.count()));
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "etcd-operator-cli");
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!location_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, location_.ca_file.c_str());
+  curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4.c_str());
+  curl_easy_setopt(c, CURLOPT_USERNAME, credentials_.access_key_id.c_str());
+  curl_easy_setopt(c, CURLOPT_PASSWORD, credentials_.secret_access_key.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_write);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
+
+  std::string payload = call.payload_sha256;
+  if (payload.empty()) payload = call.body.empty() ? empty_payload_sha256() : to_hex(sha256(call.body));
+  std::vector<std::string> extra = call.headers;
+  // No "Expect: 100-continue" round trip per part: check_access() has
+  // already found out whether the server takes our requests.
+  extra.push_back("Expect:");
+  bool has_body = call.method == "PUT" || call.method == "POST";
+  if (has_body && std::none_of(extra.begin(), extra.end(), [](const std::string& h) {
+        return strncasecmp(h.c_str(), "content-type:", 13) == 0;
+      })) {
+    extra.push_back(call.body.empty() ? "Content-Type:" : "Content-Type: application/octet-stream");
+  }
+  curl_slist* headers = nullptr;
+  for (const auto& h : s3_headers(payload, credentials_, call.metadata, extra)) {
+    headers = curl_slist_append(headers, h.c_str());
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+
+  if (call.method == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else if (call.method == "GET") {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, call.method.c_str());
+    if (has_body) {
+      // Not copied: the body outlives the call.
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, call.body.empty() ? "" : call.body.data());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+    }
+  }
+
+  CURLcode rc = curl_easy_perform(c);
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  resp.status = static_cast<int>(code);
+  curl_off_t pretransfer = 0;
+  curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(c, CURLOPT_PASSWORD, "");
+  curl_slist_free_all(headers);
+
+  if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && x.stopped)) return resp;
+  cli::Error e;
+  e.object = "S3 endpoint \"" + location_.endpoint + "\"";
+  std::string what = curl_easy_strerror(rc);
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = "ConnectFailed";
+      e.message = "cannot connect: " + what;
+      e.hint = "check the S3 endpoint URL";
+      break;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = "TLSFailed";
+      e.message = "TLS failed: " + what;
+      e.hint = "check the endpoint's certificate and the CA bundle";
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      e.kind = pretransfer == 0 ? ErrorKind::CannotConnect : ErrorKind::Timeout;
+      e.reason = pretransfer == 0 ? "ConnectFailed" : "TransportFailed";
+      e.message = call.method + " timed out: " + what;
+      if (pretransfer == 0) e.hint = "check the S3 endpoint URL";
+      break;
+    default:
+      e.kind = ErrorKind::Failed;
+      e.reason = pretransfer == 0 ? "ConnectFailed" : "TransportFailed";
+      e.message = call.method + " failed: " + what;
+      break;
+  }
+  return e;
+}
+
+cli::Error S3Client::answer_error(std::string_view what, std::string_view key, const S3Response& r) const {
+  std::string code = xml_value(r.body, "Code");
+  auto e = s3_error(what, uri(key), r.status, code, xml_value(r.body, "Message"));
+  // A wrong region is worth naming precisely when the server says which one it wants.
+  std::string region = xml_value(r.body, "Region");
+  if (!region.empty() && code == "AuthorizationHeaderMalformed") {
+    e.hint = "the server expects region \"" + region + "\"";
+  }
+  return e;
+}
+
+cli::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {
+  Call call;
+  call.method = "HEAD";
+  call.key = std::string(key);
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status == 404) return std::optional<S3ObjectInfo>();
+  if (r->status / 100 != 2) return answer_error("cannot read the object's attributes", key, *r);
+  S3ObjectInfo info;
+  info.size = std::strtoull(r->headers["content-length"].c_str(), nullptr, 10);
+  info.etag = unquote_etag(r->headers["etag"]);
+  for (const auto& [name, value] : r->headers) {
+    if (name.rfind("x-amz-meta-", 0) == 0) info.metadata[name.substr(11)] = value;
+  }
+  return std::optional<S3ObjectInfo>(std::move(info));
+}
+
+cli::Status S3Client::check_access(std::string_view key) {
+  // A GET of the first byte: unlike a HEAD, its error answer names the cause.
+  Call call;
+  call.key = std::string(key);
+  call.headers = {"Range: bytes=0-0"};
+  std::function<bool(std::string_view)> discard = [](std::string_view) { return true; };
+  call.on_data = &discard;
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 == 2 || r->status == 416) return {};  // exists (416: exists and is empty)
+  if (r->status == 404 && xml_value(r->body, "Code") == "NoSuchKey") return {};
+  return answer_error("cannot use the bucket", key, *r);
+}
+
+cli::Result<std::string> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata) {
+  auto md5sum = md5(body);
+  Call call;
+  call.method = "PUT";
+  call.key = std::string(key);
+  call.body = body;
+  call.metadata = metadata;
+  call.headers = {"Content-MD5: " + base64(md5sum.data(), md5sum.size())};
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2) return answer_error("cannot upload", key, *r);
+  return unquote_etag(r->headers["etag"]);
+}
+
+cli::Result<std::string> S3Client::create_multipart(std::string_view key, const S3Metadata& metadata) {
+  Call call;
+  call.method = "POST";
+  call.key = std::string(key);
+  call.query = {{"uploads", ""}};
+  call.metadata = metadata;
+  call.retry = false;  // a repeat would start a second upload
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2) return answer_error("cannot start a multipart upload", key, *r);
+  std::string id = xml_value(r->body, "UploadId");
+  if (id.empty()) {
+    return cli::make_error(ErrorKind::Failed, "the server started a multipart upload without an UploadId", uri(key));
+  }
+  return id;
+}
+
+cli::Result<std::string> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
+                                                std::string_view body) {
+  auto md5sum = md5(body);
+  Call call;
+  call.method = "PUT";
+  call.key = std::string(key);
+  call.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}};
+  call.body = body;
+  call.headers = {"Content-MD5: " + base64(md5sum.data(), md5sum.size())};
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2) return answer_error("cannot upload part " + std::to_string(part_number), key, *r);
+  return unquote_etag(r->headers["etag"]);
+}
+
+cli::Result<std::string> S3Client::complete_multipart(std::string_view key, std::string_view upload_id,
+                                                      const std::vector<std::string>& part_etags) {
+  std::string body = complete_multipart_xml(part_etags);
+  Call call;
+  call.method = "POST";
+  call.key = std::string(key);
+  call.query = {{"uploadId", std::string(upload_id)}};
+  call.body = body;
+  call.headers = {"Content-Type: application/xml"};
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  // S3 can answer 200 and put the error in the body (it fails after it began answering).
+  std::string code = xml_value(r->body, "Code");
+  if (r->status / 100 != 2 || !code.empty()) {
+    return answer_error("cannot complete the multipart upload", key, *r);
+  }
+  return unquote_etag(xml_value(r->body, "ETag"));
+}
+
+cli::Status S3Client::abort_multipart(std::string_view key, std::string_view upload_id) {
+  Call call;
+  call.method = "DELETE";
+  call.key = std::string(key);
+  call.query = {{"uploadId", std::string(upload_id)}};
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2 && r->status != 404) return answer_error("cannot abort the multipart upload", key, *r);
+  return {};
+}
+
+cli::Status S3Client::replace_metadata(std::string_view key, const S3Metadata& metadata) {
+  Call call;
+  call.method = "PUT";
+  call.key = std::string(key);
+  call.metadata = metadata;
+  call.headers = {"x-amz-copy-source: /" + uri_encode(location_.bucket, false) + "/" + uri_encode(key, true),
+                  "x-amz-metadata-directive: REPLACE"};
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2 || !xml_value(r->body, "Code").empty()) {
+    return answer_error("cannot set the object's metadata", key, *r);
+  }
+  return {};
+}
+
+cli::Status S3Client::remove(std::string_view key) {
+  Call call;
+  call.method = "DELETE";
+  call.key = std::string(key);
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2 && r->status != 404) return answer_error("cannot delete", key, *r);
+  return {};
+}
+
+cli::Status S3Client::get(std::string_view key, const std::function<bool(std::string_view)>& on_data) {
+  Call call;
+  call.key = std::string(key);
+  call.on_data = &on_data;
+  call.retry = false;  // bytes may already have gone to the caller
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2) return answer_error("cannot download", key, *r);
+  return {};
+}
+
+}  // namespace backup

@@ -1,0 +1,104 @@
+// A small S3 client over libcurl: the object calls a snapshot upload needs,
+// signed with libcurl's SigV4 (CURLOPT_AWS_SIGV4) plus the headers libcurl
+// 7.88 leaves to its caller (s3_request.h). One curl handle, reused so that
+// the calls of one upload share a connection; not for use from two threads.
+// TLS is verified (system CAs or S3Location::ca_file); plain http is allowed
+// for test servers. The secret key only ever goes to libcurl's signer.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backup/s3_config.h"
+#include "backup/s3_request.h"
+#include "cli/result.h"
+
+namespace backup {
+
+struct S3Response {
+  int status = 0;
+  std::string body;  // an XML answer or error; streamed GETs leave it empty on success
+  std::map<std::string, std::string> headers;  // lower-case names
+};
+
+struct S3ObjectInfo {
+  std::uint64_t size = 0;
+  std::string etag;  // unquoted, lower case
+  S3Metadata metadata;
+};
+
+struct S3ClientOptions {
+  std::chrono::milliseconds connect_timeout{10000};
+  // A transfer slower than 1 KiB/s for this long is abandoned.
+  std::chrono::seconds stall_timeout{60};
+  // Attempts of a call that can safely be repeated (5xx answers, connections
+  // that broke after they were made). Refused connections never retry.
+  int attempts = 3;
+  std::chrono::milliseconds retry_delay{1000};
+};
+
+class S3Client {
+ public:
+  static cli::Result<std::unique_ptr<S3Client>> create(S3Location location, S3Credentials credentials,
+                                                       S3ClientOptions options = {});
+  ~S3Client();
+  S3Client(const S3Client&) = delete;
+  S3Client& operator=(const S3Client&) = delete;
+
+  const S3Location& location() const { return location_; }
+  std::string uri(std::string_view key) const { return s3_uri(location_.bucket, key); }
+
+  // nullopt when the object does not exist. Note that S3 answers a HEAD
+  // without a body, so a missing bucket or a bad credential is only told
+  // apart by check_access().
+  cli::Result<std::optional<S3ObjectInfo>> head(std::string_view key);
+  // Fails fast, naming the cause, when the bucket is missing, the credentials
+  // are wrong or the endpoint cannot be reached; fine when only the key is absent.
+  cli::Status check_access(std::string_view key);
+  // Single PUT; answers the ETag.
+  cli::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata);
+  cli::Result<std::string> create_multipart(std::string_view key, const S3Metadata& metadata);
+  cli::Result<std::string> upload_part(std::string_view key, std::string_view upload_id, int part_number,
+                                       std::string_view body);
+  cli::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
+                                              const std::vector<std::string>& part_etags);
+  cli::Status abort_multipart(std::string_view key, std::string_view upload_id);
+  // Replaces the object's user metadata (a copy onto itself; up to 5 GiB).
+  cli::Status replace_metadata(std::string_view key, const S3Metadata& metadata);
+  cli::Status remove(std::string_view key);
+  // Streams the object's bytes to on_data (false stops).
+  cli::Status get(std::string_view key, const std::function<bool(std::string_view)>& on_data);
+
+ private:
+  struct Call {
+    std::string method = "GET";
+    std::string key;
+    QueryParams query;
+    std::string_view body;
+    std::string payload_sha256;  // hex; empty: hash of the body
+    S3Metadata metadata;
+    std::vector<std::string> headers;
+    const std::function<bool(std::string_view)>* on_data = nullptr;
+    bool retry = true;
+  };
+  S3Client(S3Location location, S3Credentials credentials, S3ClientOptions options, S3Endpoint endpoint);
+  cli::Result<S3Response> perform(const Call& call);
+  cli::Result<S3Response> perform_once(const Call& call);
+  // A non-2xx answer as an error naming `what` and the object.
+  cli::Error answer_error(std::string_view what, std::string_view key, const S3Response& r) const;
+
+  S3Location location_;
+  S3Credentials credentials_;
+  S3ClientOptions options_;
+  S3Endpoint endpoint_;
+  void* curl_ = nullptr;
+};
+
+}  // namespace backup

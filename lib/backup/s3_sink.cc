@@ -1,0 +1,173 @@
+#include "backup/s3_sink.h"
+
+#include <algorithm>
+
+namespace backup {
+
+using cli::ErrorKind;
+
+S3Sink::S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions options)
+    : client_(std::move(client)), key_(std::move(key)), options_(std::move(options)),
+      part_size_(s3_part_size(options_.expected_size, options_.part_size)) {}
+
+S3Sink::~S3Sink() {
+  if (!done_) abort();
+}
+
+cli::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location, const S3Credentials& credentials,
+                                                    std::string key, S3SinkOptions options) {
+  if (key.empty() || key.front() == '/') {
+    return cli::make_error(ErrorKind::Usage, "is not an object key", "S3 key \"" + key + "\"");
+  }
+  auto client = S3Client::create(location, credentials, options.client);
+  if (!client) return std::move(client).error();
+  auto& c = **client;
+  if (auto s = c.check_access(key); !s) return std::move(s).error();
+  auto existing = c.head(key);
+  if (!existing) return std::move(existing).error();
+  if (*existing && !options.owner_key.empty()) {
+    const auto& meta = (*existing)->metadata;
+    auto have = meta.find(options.owner_key);
+    auto want = options.metadata.find(options.owner_key);
+    if (have == meta.end() || want == options.metadata.end() || have->second != want->second) {
+      std::string whose = have == meta.end() ? "it has no " + options.owner_key + " metadata"
+                                             : "its " + options.owner_key + " is \"" + have->second + "\"";
+      return cli::make_error(ErrorKind::Refused, "exists and was not written for this cluster (" + whose + ")",
+                             c.uri(key), "delete it or choose another key prefix");
+    }
+  }
+  std::unique_ptr<S3Sink> sink(new S3Sink(std::move(*client), std::move(key), std::move(options)));
+  sink->buffer_.reserve(sink->part_size_);
+  return sink;
+}
+
+cli::Status S3Sink::fail(cli::Error e) {
+  abort();
+  return e;
+}
+
+cli::Status S3Sink::write(std::string_view data) {
+  if (done_) return cli::make_error(ErrorKind::Failed, "write after the upload ended", uri());
+  sha_.update(data);
+  whole_md5_.update(data);
+  bytes_ += data.size();
+  while (!data.empty()) {
+    std::size_t n = std::min(part_size_ - buffer_.size(), data.size());
+    buffer_.append(data.substr(0, n));
+    data.remove_prefix(n);
+    if (buffer_.size() == part_size_) {
+      if (auto s = flush_part(); !s) return fail(std::move(s).error());
+    }
+  }
+  return {};
+}
+
+cli::Status S3Sink::flush_part() {
+  if (upload_id_.empty()) {
+    auto id = client_->create_multipart(key_, options_.metadata);
+    if (!id) return std::move(id).error();
+    upload_id_ = std::move(*id);
+  }
+  int number = static_cast<int>(part_etags_.size()) + 1;
+  if (static_cast<std::size_t>(number) > kS3MaxParts) {
+    return cli::make_error(ErrorKind::Failed, "the object needs more than 10000 parts", uri(),
+                           "give the expected size so that the part size grows");
+  }
+  auto digest = md5(buffer_);
+  auto etag = client_->upload_part(key_, upload_id_, number, buffer_);
+  if (!etag) return std::move(etag).error();
+  if (*etag != to_hex(digest)) {
+    return cli::make_error(ErrorKind::Failed,
+                           "part " + std::to_string(number) + " was stored with ETag \"" + *etag +
+                               "\", not the MD5 of what was sent (" + to_hex(digest) + ")",
+                           uri());
+  }
+  part_etags_.push_back(std::move(*etag));
+  part_md5s_.push_back(digest);
+  buffer_.clear();
+  return {};
+}
+
+cli::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& expected_metadata) {
+  auto head = client_->head(key_);
+  if (!head) return std::move(head).error();
+  auto mismatch = [&](const std::string& what) {
+    return cli::make_error(ErrorKind::Failed, "read-back check failed: " + what, uri());
+  };
+  if (!*head) return mismatch("the object is not there");
+  const auto& info = **head;
+  if (info.size != bytes_) {
+    return mismatch("it holds " + std::to_string(info.size) + " bytes, " + std::to_string(bytes_) + " were written");
+  }
+  // A copy onto itself (for the metadata) may turn a multipart ETag into the
+  // MD5 of the whole object, as AWS does for some copies; both prove the bytes.
+  std::string whole = to_hex(whole_md5_.finish());
+  if (info.etag != expected_etag && info.etag != whole) {
+    return mismatch("its ETag is \"" + info.etag + "\", expected \"" + expected_etag + "\"");
+  }
+  for (const auto& [name, value] : expected_metadata) {
+    auto it = info.metadata.find(name);
+    if (it == info.metadata.end() || it->second != value) return mismatch("its metadata " + name + " differs");
+  }
+  return {};
+}
+
+cli::Status S3Sink::commit() {
+  if (done_) return cli::make_error(ErrorKind::Failed, "commit after the upload ended", uri());
+  std::string sha_hex = to_hex(sha_.finish());
+  S3Metadata metadata = options_.metadata;
+  if (!options_.sha256_metadata_key.empty()) metadata[options_.sha256_metadata_key] = sha_hex;
+
+  std::string expected;
+  int parts = 0;
+  if (upload_id_.empty()) {
+    expected = single_etag(md5(buffer_));
+    auto etag = client_->put(key_, buffer_, metadata);
+    if (!etag) return fail(std::move(etag).error());
+    object_written_ = true;
+    if (*etag != expected) {
+      return fail(cli::make_error(ErrorKind::Failed,
+                                  "stored with ETag \"" + *etag + "\", not the MD5 of what was sent (" + expected + ")",
+                                  uri()));
+    }
+  } else {
+    if (!buffer_.empty()) {
+      if (auto s = flush_part(); !s) return fail(std::move(s).error());
+    }
+    parts = static_cast<int>(part_etags_.size());
+    expected = multipart_etag(part_md5s_);
+    auto etag = client_->complete_multipart(key_, upload_id_, part_etags_);
+    if (!etag) return fail(std::move(etag).error());
+    object_written_ = true;
+    if (!etag->empty() && *etag != expected) {
+      return fail(cli::make_error(ErrorKind::Failed,
+                                  "completed with ETag \"" + *etag + "\", expected \"" + expected + "\"", uri()));
+    }
+    if (metadata != options_.metadata) {
+      if (auto s = client_->replace_metadata(key_, metadata); !s) return fail(std::move(s).error());
+    }
+  }
+  if (auto s = verify(expected, metadata); !s) return fail(std::move(s).error());
+  result_.uri = uri();
+  result_.bytes = bytes_;
+  result_.etag = expected;
+  result_.parts = parts;
+  result_.sha256 = sha_hex;
+  done_ = true;
+  std::string().swap(buffer_);
+  return {};
+}
+
+void S3Sink::abort() noexcept {
+  if (done_) return;
+  done_ = true;
+  // Best effort: the upload failed already, a cleanup error adds nothing.
+  if (object_written_) {
+    (void)client_->remove(key_);
+  } else if (!upload_id_.empty()) {
+    (void)client_->abort_multipart(key_, upload_id_);
+  }
+  std::string().swap(buffer_);
+}
+
+}  // namespace backup

@@ -1,0 +1,91 @@
+// A snapshot streamed into one S3 object with bounded memory: bytes gather
+// in one part buffer (8 MiB by default); a stream that fits is sent with a
+// single PUT at commit(), a longer one as a multipart upload, one part each
+// time the buffer fills. commit() then reads the object back (HEAD: size,
+// ETag as S3 computes it from the MD5s sent, user metadata) before it
+// answers success. abort() (and a failure anywhere) aborts the multipart
+// upload, or deletes an object that failed its read-back, so no partial
+// artefact stays behind under the key.
+//
+// create() checks before any byte streams: the bucket exists, the
+// credentials work, the endpoint answers; and an object already under the
+// key is only replaced when it carries the same owner metadata (decisions.md
+// E9: the tool overwrites its own earlier artefact and nothing else).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backup/md5.h"
+#include "backup/s3_client.h"
+#include "backup/sha256.h"
+#include "backup/sink.h"
+
+namespace backup {
+
+struct S3SinkOptions {
+  S3Metadata metadata;  // x-amz-meta-* of the object
+  // The name under which commit() adds the hex SHA-256 of all bytes written
+  // to the metadata (empty: not added). Multipart objects get it by a copy
+  // onto themselves after the upload, since it is only known at the end.
+  std::string sha256_metadata_key;
+  // The metadata name whose value marks the object's owner: an existing
+  // object is replaced only if its value equals metadata[owner_key]. Empty:
+  // replace anything.
+  std::string owner_key;
+  std::size_t part_size = kS3DefaultPartSize;
+  std::uint64_t expected_size = 0;  // grows the part size for huge objects (s3_part_size)
+  S3ClientOptions client;
+};
+
+struct S3UploadResult {
+  std::string uri;     // s3://bucket/key
+  std::uint64_t bytes = 0;
+  std::string etag;    // verified against the read-back ETag
+  int parts = 0;       // 0: single PUT
+  std::string sha256;  // hex, of the bytes written
+};
+
+class S3Sink final : public Sink {
+ public:
+  static cli::Result<std::unique_ptr<S3Sink>> create(const S3Location& location, const S3Credentials& credentials,
+                                                     std::string key, S3SinkOptions options = {});
+  ~S3Sink() override;
+  S3Sink(const S3Sink&) = delete;
+  S3Sink& operator=(const S3Sink&) = delete;
+
+  cli::Status write(std::string_view data) override;
+  cli::Status commit() override;
+  void abort() noexcept override;
+
+  const std::string& key() const { return key_; }
+  std::string uri() const { return client_->uri(key_); }
+  std::size_t part_size() const { return part_size_; }
+  // Valid after a successful commit().
+  const S3UploadResult& result() const { return result_; }
+
+ private:
+  S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions options);
+  cli::Status flush_part();
+  cli::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
+  cli::Status fail(cli::Error e);
+
+  std::unique_ptr<S3Client> client_;
+  std::string key_;
+  S3SinkOptions options_;
+  std::size_t part_size_;
+  std::string buffer_;
+  std::string upload_id_;
+  std::vector<std::string> part_etags_;
+  std::vector<Md5Digest> part_md5s_;
+  Sha256 sha_;
+  Md5 whole_md5_;
+  std::uint64_t bytes_ = 0;
+  bool object_written_ = false;  // something is stored under the key by us
+  bool done_ = false;
+  S3UploadResult result_;
+};
+
+}  // namespace backup
