@@ -1,0 +1,37 @@
+#include "backup/fanout_sink.h"
+
+namespace backup {
+
+FanoutSink::~FanoutSink() {
+  if (!done_) abort();
+}
+
+cli::Status FanoutSink::write(std::string_view data) {
+  for (Sink* s : sinks_) {
+    if (auto st = s->write(data); !st) {
+      abort();
+      return st;
+    }
+  }
+  return {};
+}
+
+cli::Status FanoutSink::commit() {
+  for (; committed_ < sinks_.size(); ++committed_) {
+    if (auto st = sinks_[committed_]->commit(); !st) {
+      ++committed_;  // that sink cleaned up after itself
+      abort();
+      return st;
+    }
+  }
+  done_ = true;
+  return {};
+}
+
+void FanoutSink::abort() noexcept {
+  if (done_) return;
+  done_ = true;
+  for (std::size_t i = committed_; i < sinks_.size(); ++i) sinks_[i]->abort();
+}
+
+}  // namespace backup

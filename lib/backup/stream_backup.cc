@@ -1,0 +1,185 @@
+#include "backup/stream_backup.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "backup/fanout_sink.h"
+#include "backup/file_sink.h"
+#include "backup/hashing_sink.h"
+#include "operator/backup_names.h"
+
+namespace backup {
+
+namespace {
+
+using cli::ErrorKind;
+
+// Remembers whether the destinations failed, so that a destination's error
+// ends the backup while a member's error moves on to the next member.
+class WatchedSink final : public Sink {
+ public:
+  explicit WatchedSink(Sink& next) : next_(next) {}
+  cli::Status write(std::string_view data) override { return note(next_.write(data)); }
+  cli::Status commit() override { return note(next_.commit()); }
+  void abort() noexcept override { next_.abort(); }
+  bool failed() const { return failed_; }
+
+ private:
+  cli::Status note(cli::Status s) {
+    if (!s) failed_ = true;
+    return s;
+  }
+  Sink& next_;
+  bool failed_ = false;
+};
+
+std::string trim(std::string s) {
+  auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  while (!s.empty() && blank(s.back())) s.pop_back();
+  while (!s.empty() && blank(s.front())) s.erase(s.begin());
+  return s;
+}
+
+// E9 for the local artefact: an existing file is replaced only when its
+// .uid companion names the same cluster.
+cli::Status check_file_owner(const std::string& path, const std::string& uid) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  std::ifstream f(op::snapshot_uid_file(path));
+  std::stringstream ss;
+  if (f) ss << f.rdbuf();
+  std::string have = trim(ss.str());
+  if (have == uid) return {};
+  std::string whose = have.empty() ? "no " + op::snapshot_uid_file(path) + " names its cluster"
+                                   : "it belongs to cluster UID \"" + have + "\"";
+  return cli::make_error(ErrorKind::Refused, "exists and was not written for this cluster (" + whose + ")",
+                         "file \"" + path + "\"", "move it away or choose another --backup-dir");
+}
+
+cli::Status write_uid_file(const std::string& path, const std::string& uid) {
+  auto f = FileSink::create(op::snapshot_uid_file(path));
+  if (!f) return std::move(f).error();
+  if (auto s = (*f)->write(uid); !s) return s;
+  return (*f)->commit();
+}
+
+struct Candidate {
+  std::string endpoint;
+  etcd::StatusInfo status;
+};
+
+}  // namespace
+
+cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& req) {
+  std::string object = "etcdcluster \"" + req.ns + "/" + req.cluster + "\"";
+  if (req.dir.empty() && !req.s3) {
+    return cli::make_error(ErrorKind::Usage, "no backup destination", object, "give a backup directory or S3");
+  }
+  if (req.endpoints.empty()) return cli::make_error(ErrorKind::Usage, "no etcd endpoint to back up from", object);
+  if (req.cluster_uid.empty()) return cli::make_error(ErrorKind::Usage, "no cluster UID to mark the backup", object);
+
+  // Destinations first: a wrong one fails before etcd is read at all.
+  const std::string file_name = op::migration_snapshot_file(req.ns, req.cluster);
+  std::string path;
+  if (!req.dir.empty()) {
+    struct stat st{};
+    if (::stat(req.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return cli::make_error(ErrorKind::Usage, "is not a directory", "backup directory \"" + req.dir + "\"",
+                             "create it first");
+    }
+    path = req.dir + (req.dir.back() == '/' ? "" : "/") + file_name;
+    if (auto s = check_file_owner(path, req.cluster_uid); !s) return std::move(s).error();
+  }
+  std::string key;
+  if (req.s3) key = op::snapshot_object_key(req.s3->key_prefix, file_name);
+
+  // Members: healthy voters, followers first.
+  std::vector<Candidate> candidates;
+  StreamBackupResult out;
+  for (auto& r : client.status_all(req.endpoints)) {
+    if (!r.result) {
+      out.passed_over.push_back(r.endpoint + ": " + r.result.error().one_line());
+    } else if (r.result->is_learner) {
+      out.passed_over.push_back(r.endpoint + ": a learner");
+    } else if (!r.result->errors.empty()) {
+      out.passed_over.push_back(r.endpoint + ": reports " + r.result->errors.front());
+    } else {
+      candidates.push_back({r.endpoint, *r.result});
+    }
+  }
+  std::stable_partition(candidates.begin(), candidates.end(), [](const Candidate& c) { return !c.status.is_leader(); });
+  if (candidates.empty()) {
+    std::string why;
+    for (const auto& p : out.passed_over) why += (why.empty() ? "" : "; ") + p;
+    return cli::make_error(ErrorKind::CannotConnect, "no healthy member to take the snapshot from: " + why, object);
+  }
+
+  cli::Error last;
+  bool uid_written = false;
+  for (const auto& cand : candidates) {
+    std::unique_ptr<S3Sink> s3;
+    std::unique_ptr<FileSink> file;
+    std::vector<Sink*> sinks;
+    if (req.s3) {
+      S3SinkOptions o;
+      o.metadata = {{std::string(op::kSnapshotMetaUid), req.cluster_uid},
+                    {std::string(op::kSnapshotMetaRevision), std::to_string(cand.status.header.revision)}};
+      o.sha256_metadata_key = std::string(op::kSnapshotMetaSha256);
+      o.owner_key = std::string(op::kSnapshotMetaUid);
+      o.part_size = req.s3->part_size;
+      o.expected_size = static_cast<std::uint64_t>(std::max<std::int64_t>(cand.status.db_size, 0));
+      auto r = S3Sink::create(req.s3->location, req.s3->credentials, key, std::move(o));
+      if (!r) return std::move(r).error();
+      s3 = std::move(*r);
+      sinks.push_back(s3.get());  // remote first: it is the one likely to fail at commit
+    }
+    if (!path.empty()) {
+      // The owner mark goes first (after S3 has accepted us): a killed run
+      // then leaves a file the next run may replace, never one it refuses.
+      if (!uid_written) {
+        if (auto st = write_uid_file(path, req.cluster_uid); !st) return std::move(st).error();
+        uid_written = true;
+      }
+      auto r = FileSink::create(path);
+      if (!r) return std::move(r).error();
+      file = std::move(*r);
+      sinks.push_back(file.get());
+    }
+    FanoutSink fan(sinks);
+    HashingSink hashing(&fan);
+    WatchedSink watched(hashing);
+    etcd::SnapshotProgress progress;
+    if (req.progress) {
+      progress = [&](std::uint64_t done, std::uint64_t total) { req.progress(cand.endpoint, done, total); };
+    }
+    auto info = client.snapshot(cand.endpoint, watched, progress, req.deadline);
+    if (info) {
+      out.endpoint = cand.endpoint;
+      out.member_id = cand.status.header.member_id;
+      out.revision = cand.status.header.revision;
+      out.bytes = info->bytes;
+      out.sha256 = info->sha256;
+      out.stored_sha256 = hashing.hex();
+      if (s3) {
+        out.s3 = s3->result();
+        out.destinations.push_back(s3->uri());
+      }
+      if (file) {
+        out.file = path;
+        out.destinations.push_back(path);
+      }
+      return out;
+    }
+    fan.abort();
+    if (watched.failed()) return std::move(info).error();
+    last = std::move(info).error();
+    out.passed_over.push_back(cand.endpoint + ": " + last.one_line());
+  }
+  return last;
+}
+
+}  // namespace backup
