@@ -18,6 +18,8 @@ std::string legacy_cluster_state_configmap(std::string_view c) { return cat({c, 
 std::string member_dns(std::string_view pod, std::string_view service, std::string_view ns) {
   return cat({pod, ".", service, ".", ns, ".svc"});
 }
+std::string cert_manager_server_secret(std::string_view c) { return cat({c, "-server-tls"}); }
+std::string cert_manager_operator_client_secret(std::string_view c) { return cat({c, "-operator-client-tls"}); }
 std::string service_dns(std::string_view service, std::string_view ns) { return cat({service, ".", ns, ".svc"}); }
 
 nlohmann::ordered_json legacy_labels(std::string_view c) {

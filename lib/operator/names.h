@@ -80,6 +80,18 @@ std::string snapshotter_name(std::string_view schedule);   // <schedule>-snapsho
 // The name of the legacy StatefulSet's etcd member pods: <c>-<ordinal>.
 bool is_legacy_member_pod(std::string_view c, std::string_view pod);
 
+// --- kubectl-etcd: Secrets of a native cluster (admin.md 5.2-5.3) -------------------
+inline constexpr std::string_view kSecretCa = "ca.crt";
+inline constexpr std::string_view kSecretCert = "tls.crt";
+inline constexpr std::string_view kSecretKey = "tls.key";
+inline constexpr std::string_view kSecretUsername = "username";
+inline constexpr std::string_view kSecretPassword = "password";
+inline constexpr std::string_view kRootUser = "root";
+std::string cert_manager_server_secret(std::string_view c);           // <c>-server-tls
+std::string cert_manager_operator_client_secret(std::string_view c);  // <c>-operator-client-tls
+// The key health reads (etcdctl endpoint health reads the same).
+inline constexpr std::string_view kHealthKey = "health";
+
 // --- label sets ------------------------------------------------------------------
 nlohmann::ordered_json legacy_labels(std::string_view c);          // the three labels
 nlohmann::ordered_json cluster_labels(std::string_view c);         // three + cluster label

@@ -1,0 +1,202 @@
+#include "admin/consistency.h"
+
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "admin/target.h"
+#include "etcd/member_id.h"
+#include "operator/names.h"
+
+namespace admin {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string name_of(const json& o) { return o.contains("metadata") ? o["metadata"].value("name", "") : ""; }
+
+bool flag(const json& o, const char* section, const char* key) {
+  if (!o.contains(section) || !o[section].is_object()) return false;
+  const auto& v = o[section].value(key, json());
+  return v.is_boolean() && v.get<bool>();
+}
+
+std::optional<long long> integer(const json& o, const json::json_pointer& p) {
+  if (!o.contains(p) || !o.at(p).is_number_integer()) return std::nullopt;
+  return o.at(p).get<long long>();
+}
+
+// Seconds since the epoch: a time_point in nanoseconds overflows after 2262.
+std::optional<time_t> rfc3339(const std::string& s) {
+  std::tm tm{};
+  int y, mo, d, h, mi, sec;
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6) return std::nullopt;
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  return timegm(&tm);
+}
+
+}  // namespace
+
+const char* severity_name(Severity s) { return s == Severity::Transient ? "transient" : "error"; }
+
+const etcd::Member* match_member(const json& cluster, const json& member, const std::vector<etcd::Member>& ms) {
+  const std::string name = name_of(member);
+  const std::string url = peer_url(cluster, member);
+  for (const auto& m : ms) {
+    if (!m.name.empty() && m.name == name) return &m;
+  }
+  for (const auto& m : ms) {
+    for (const auto& u : m.peer_urls) {
+      if (u == url) return &m;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<Finding> check_consistency(const ConsistencyInput& in) {
+  std::vector<Finding> out;
+  auto add = [&](const char* code, Severity sev, std::string member, std::uint64_t id, std::string message) {
+    out.push_back({code, sev, std::move(member), id, std::move(message)});
+  };
+  std::map<std::string, const json*> pods;
+  for (const auto& p : in.pods) pods[name_of(p)] = &p;
+
+  // EtcdMembers against etcd.
+  std::set<std::uint64_t> mapped;
+  for (const auto& m : in.members) {
+    const std::string name = name_of(m);
+    const bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
+    const bool pending = !m.contains("spec") || m["spec"].value("initialCluster", "").empty();
+    const bool dormant = flag(m, "spec", "dormant");
+    const json status = m.value("status", json::object());
+    std::uint64_t stored = 0;
+    if (auto id = status.value("memberID", ""); !id.empty()) {
+      if (auto p = etcd::parse_member_id(id)) stored = *p;
+    }
+    const etcd::Member* e = match_member(in.cluster, m, in.etcd.members);
+    if (e) mapped.insert(e->id);
+    if (terminating) {
+      add(finding::kTerminatingMember, Severity::Transient, name, stored,
+          "EtcdMember is terminating; the operator waits for it before anything else");
+    }
+    if (dormant) {
+      add(finding::kDormantMember, Severity::Transient, name, stored, "EtcdMember is dormant (cluster paused)");
+    }
+    if (pending && !e) {
+      add(finding::kPendingMember, Severity::Transient, name, 0,
+          "EtcdMember is pending (no initialCluster yet); the operator completes it");
+    }
+    if (!e) {
+      if (stored != 0) {
+        add(finding::kGhostMember, Severity::Error, name, stored,
+            "status.memberID " + etcd::format_member_id(stored) + " is not an etcd member" +
+                (terminating ? "; its finalizer will retry MemberRemove forever" : ""));
+      }
+      continue;
+    }
+    if (stored != 0 && stored != e->id) {
+      add(finding::kMemberIdMismatch, Severity::Error, name, e->id,
+          "status.memberID " + etcd::format_member_id(stored) + " but etcd lists the member as " +
+              etcd::format_member_id(e->id));
+    }
+    const bool is_voter = flag(m, "status", "isVoter");
+    if (is_voter == e->is_learner) {
+      add(finding::kIsVoterMismatch, Severity::Error, name, e->id,
+          std::string("status.isVoter is ") + (is_voter ? "true" : "false") + " but etcd lists a " +
+              (e->is_learner ? "learner" : "voter"));
+    }
+    if (auto it = pods.find(name); it != pods.end()) {
+      const json labels = (*it->second)["metadata"].value("labels", json::object());
+      const bool labelled = labels.value(std::string(op::kLabelRole), "") == op::kRoleVoter;
+      if (labelled != is_voter) {
+        add(finding::kRoleLabelMismatch, Severity::Error, name, e->id,
+            std::string("pod ") + (labelled ? "carries" : "lacks") + " the role label while status.isVoter is " +
+                (is_voter ? "true" : "false"));
+      }
+    }
+  }
+
+  // etcd members without an EtcdMember.
+  int learners = 0;
+  for (const auto& e : in.etcd.members) {
+    if (e.is_learner) ++learners;
+    if (mapped.count(e.id)) continue;
+    std::string label = e.name.empty() ? (e.peer_urls.empty() ? std::string() : e.peer_urls.front()) : e.name;
+    if (e.is_learner) {
+      add(finding::kOrphanLearner, Severity::Error, label, e.id,
+          "etcd learner without an EtcdMember; every promote attempt of the operator fails on it");
+    } else {
+      add(finding::kStrayVoter, Severity::Error, label, e.id,
+          "etcd voter without an EtcdMember; it counts for quorum but the operator does not see it");
+    }
+  }
+  if (learners > 1) {
+    add(finding::kMultipleLearners, Severity::Error, {}, 0, std::to_string(learners) + " learners in etcd");
+  }
+
+  // Pods rendered by hand (break-glass add).
+  for (const auto& p : in.pods) {
+    const json anns = p["metadata"].value("annotations", json::object());
+    if (anns.contains(std::string(op::kAnnRenderedBy))) {
+      add(finding::kHandRenderedPod, Severity::Error, name_of(p), 0,
+          "pod was rendered by " + anns.value(std::string(op::kAnnRenderedBy), std::string()) +
+              "; `member roll` lets the operator recreate it");
+    }
+  }
+
+  // Counts: spec / observed / running.
+  const auto spec = integer(in.cluster, "/spec/replicas"_json_pointer);
+  const auto observed = integer(in.cluster, "/status/observed/replicas"_json_pointer);
+  long long running = 0;
+  for (const auto& m : in.members) {
+    bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
+    if (!terminating && !flag(m, "spec", "dormant")) ++running;
+  }
+  const long long want = spec.value_or(3);
+  if (want != observed.value_or(want) || running != observed.value_or(want)) {
+    const bool in_flight = want != observed.value_or(want) || in.cluster.contains("/status/progressDeadline"_json_pointer);
+    add(finding::kReplicasMismatch, in_flight ? Severity::Transient : Severity::Error, {}, 0,
+        "spec.replicas " + std::to_string(want) + ", status.observed.replicas " +
+            (observed ? std::to_string(*observed) : std::string("unset")) + ", running EtcdMembers " +
+            std::to_string(running));
+  }
+
+  // The terminal DeadlineExceeded state (admin.md 3.1 step 7).
+  bool deadline = false;
+  if (in.cluster.contains("/status/conditions"_json_pointer)) {
+    for (const auto& c : in.cluster["status"]["conditions"]) {
+      deadline = deadline || (c.value("reason", "") == "DeadlineExceeded" && c.value("status", "") == "False");
+    }
+  }
+  if (!deadline && in.cluster.contains("/status/progressDeadline"_json_pointer)) {
+    const auto& v = in.cluster["status"]["progressDeadline"];
+    if (v.is_string()) {
+      if (auto t = rfc3339(v.get<std::string>()); t && *t < std::chrono::system_clock::to_time_t(in.now)) {
+        deadline = true;
+      }
+    }
+  }
+  if (deadline) {
+    add(finding::kDeadlineExceeded, Severity::Error, {}, 0,
+        "the progress deadline passed; the operator does nothing until the spec changes");
+  }
+  return out;
+}
+
+nlohmann::ordered_json finding_json(const Finding& f) {
+  nlohmann::ordered_json j;
+  j["code"] = f.code;
+  j["severity"] = severity_name(f.severity);
+  j["member"] = f.member;
+  j["id"] = f.id ? etcd::format_member_id(f.id) : std::string();
+  j["message"] = f.message;
+  return j;
+}
+
+}  // namespace admin

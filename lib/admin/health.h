@@ -1,0 +1,45 @@
+// `health` (admin.md 7.2): per member, under one budget (decisions.md E19):
+// Status answers; a linearizable Range of "health" (serializable on a
+// learner; permission denied counts as healthy); a leader known and agreed;
+// no alarm; then, for a cluster, the consistency findings of `check`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/consistency.h"
+#include "admin/session.h"
+#include "cli/render.h"
+
+namespace admin {
+
+struct HealthRow {
+  std::string name;
+  std::string endpoint;
+  std::uint64_t id = 0;
+  std::string role;       // leader, follower, learner, "-" when unknown
+  bool reachable = false;
+  bool healthy = false;
+  double took = 0;        // seconds
+  std::string error;
+};
+
+struct HealthReport {
+  std::vector<HealthRow> members;
+  std::vector<Finding> findings;
+  std::string consistency_error;  // the check could not run (empty: it ran or was not asked)
+};
+
+HealthReport check_health(Session& s, bool with_consistency = true);
+
+// 0 healthy; 2 when no member answered; else 1 (cli.md: an unhealthy or
+// unreachable member, or any finding).
+int health_exit_code(const HealthReport& r);
+
+nlohmann::ordered_json health_document(const HealthReport& r);
+cli::View health_view();
+
+}  // namespace admin

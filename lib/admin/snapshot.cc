@@ -1,0 +1,193 @@
+#include "admin/snapshot.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "admin/maintenance.h"
+#include "backup/file_sink.h"
+#include "backup/sha256.h"
+#include "etcd/member_id.h"
+#include "kube/client.h"
+#include "operator/resources.h"
+
+namespace admin {
+
+namespace {
+using ojson = nlohmann::ordered_json;
+using json = nlohmann::json;
+}  // namespace
+
+cli::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
+                                              etcd::SnapshotProgress progress) {
+  struct stat sb {};
+  if (!r.overwrite && ::stat(r.path.c_str(), &sb) == 0) {
+    return cli::make_error(cli::ErrorKind::Refused, "the file exists", "file \"" + r.path + "\"",
+                           "give --overwrite to replace it");
+  }
+  // The source: the member asked for, else a healthy voter, preferring a
+  // follower (the leader has enough to do).
+  auto statuses = status_of_members(s);
+  const MemberStatus* src = nullptr;
+  for (const auto& m : statuses) {
+    if (!r.member.empty()) {
+      if (m.member->name == r.member || m.member->endpoint == r.member) src = &m;
+      continue;
+    }
+    if (!m.status || m.status->is_learner || !m.status->errors.empty() || m.status->leader == 0) continue;
+    if (!src || (src->status->is_leader() && !m.status->is_leader())) src = &m;
+  }
+  if (!src) {
+    if (!r.member.empty()) return cli::make_error(cli::ErrorKind::NotFound, "no member \"" + r.member + "\" in the target");
+    return cli::make_error(cli::ErrorKind::CannotConnect, "no healthy member to take the snapshot from");
+  }
+  if (!src->status) {
+    return cli::make_error(cli::ErrorKind::CannotConnect, src->error, "member \"" + Session::label(*src->member) + "\"");
+  }
+  auto sink = backup::FileSink::create(r.path);
+  if (!sink) return std::move(sink).error();
+  auto info = s.etcd->snapshot(src->member->endpoint, **sink, std::move(progress));
+  if (!info) return std::move(info).error();
+  SnapshotSaveReport out;
+  out.path = r.path;
+  out.size = info->bytes;
+  out.sha256 = info->sha256;
+  out.member = Session::label(*src->member);
+  out.member_id = src->status->header.member_id;
+  out.revision = src->status->header.revision;
+  return out;
+}
+
+ojson snapshot_save_document(const SnapshotSaveReport& r) {
+  ojson j;
+  j["path"] = r.path;
+  j["size"] = r.size;
+  j["sha256"] = r.sha256;
+  j["member"] = r.member;
+  j["memberID"] = etcd::format_member_id(r.member_id);
+  j["revision"] = r.revision;
+  return j;
+}
+
+cli::View snapshot_save_view() {
+  cli::View v;
+  v.columns = {{"PATH", "path"}, {"SIZE", "size", cli::Cell::Bytes}, {"SHA256", "sha256"},
+               {"MEMBER", "member"}, {"MEMBER ID", "memberID", cli::Cell::Text, true}, {"REVISION", "revision"}};
+  return v;
+}
+
+SnapshotFileReport verify_snapshot_file(const std::string& path) {
+  SnapshotFileReport out;
+  out.path = path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    out.error = std::string("cannot open: ") + std::strerror(errno);
+    return out;
+  }
+  backup::Sha256 sha;
+  std::string tail;  // the last (at most) 32 bytes, not hashed yet
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      out.error = std::string("read failed: ") + std::strerror(errno);
+      ::close(fd);
+      return out;
+    }
+    if (n == 0) break;
+    out.size += static_cast<std::uint64_t>(n);
+    tail.append(buf.data(), static_cast<std::size_t>(n));
+    if (tail.size() > 32) {
+      sha.update(std::string_view(tail).substr(0, tail.size() - 32));
+      tail.erase(0, tail.size() - 32);
+    }
+  }
+  ::close(fd);
+  if (out.size % 512 != 32) {
+    out.error = "size " + std::to_string(out.size) + " is not a db plus a 32-byte sha256 trailer (size % 512 != 32)";
+    return out;
+  }
+  auto digest = sha.finish();
+  out.sha256 = backup::to_hex(digest);
+  if (std::string(reinterpret_cast<const char*>(digest.data()), digest.size()) != tail) {
+    out.error = "the sha256 trailer does not match the data: the file is corrupt or cut short";
+    return out;
+  }
+  out.valid = true;
+  return out;
+}
+
+ojson snapshot_file_document(const SnapshotFileReport& r) {
+  ojson j;
+  j["path"] = r.path;
+  j["size"] = r.size;
+  j["sha256"] = r.sha256;
+  j["valid"] = r.valid;
+  j["error"] = r.error;
+  return j;
+}
+
+cli::View snapshot_file_view() {
+  cli::View v;
+  v.columns = {{"PATH", "path"}, {"SIZE", "size", cli::Cell::Bytes}, {"SHA256", "sha256"}, {"VALID", "valid"},
+               {"ERROR", "error"}};
+  return v;
+}
+
+ojson snapshot_row(const json& cr) {
+  ojson j;
+  const json st = cr.value("status", json::object());
+  const json art = st.value("artifact", json::object());
+  j["name"] = cr["metadata"].value("name", "");
+  j["cluster"] = cr.value("spec", json::object()).value("clusterRef", json::object()).value("name", "");
+  j["phase"] = st.value("phase", "");
+  j["size"] = art.contains("sizeBytes") ? ojson(art["sizeBytes"]) : ojson();
+  j["uri"] = art.value("uri", "");
+  j["checksum"] = art.value("checksum", "");
+  std::string reason, message;
+  for (const auto& c : st.value("conditions", json::array())) {
+    reason = c.value("reason", "");
+    message = c.value("message", "");
+  }
+  j["reason"] = reason;
+  j["message"] = message;
+  j["created"] = cr["metadata"].value("creationTimestamp", "");
+  return j;
+}
+
+cli::Result<ojson> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster) {
+  auto l = kube.list_all(op::resources::etcdsnapshots, ns);
+  if (!l) return std::move(l).error();
+  ojson rows = ojson::array();
+  for (const auto& cr : l->value("items", json::array())) {
+    auto row = snapshot_row(cr);
+    if (!cluster.empty() && row["cluster"] != cluster) continue;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+cli::Result<ojson> snapshot_get(kube::Client& kube, const std::string& ns, const std::string& name) {
+  auto cr = kube.get(op::resources::etcdsnapshots, ns, name);
+  if (!cr) return std::move(cr).error();
+  return snapshot_row(*cr);
+}
+
+cli::View snapshot_cr_view() {
+  cli::View v;
+  v.columns = {{"NAME", "name"},         {"CLUSTER", "cluster"}, {"PHASE", "phase"},
+               {"SIZE", "size", cli::Cell::Bytes}, {"URI", "uri"},
+               {"CHECKSUM", "checksum", cli::Cell::Text, true},
+               {"REASON", "reason", cli::Cell::Text, true}, {"MESSAGE", "message", cli::Cell::Text, true},
+               {"AGE", "created", cli::Cell::Age}};
+  v.empty_message = "no snapshots";
+  return v;
+}
+
+}  // namespace admin

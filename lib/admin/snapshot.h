@@ -1,0 +1,63 @@
+// `snapshot save` to a local file, `snapshot status --file` (verify a saved
+// file), and the EtcdSnapshot reads `snapshot list` / `snapshot status NAME`
+// (admin.md 6.1 and 7.2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/session.h"
+#include "cli/render.h"
+#include "cli/result.h"
+#include "etcd/snapshot.h"
+
+namespace kube {
+class Client;
+}
+
+namespace admin {
+
+struct SnapshotSaveRequest {
+  std::string path;
+  std::string member;    // --member / -p: the source; empty = a healthy follower
+  bool overwrite = false;
+};
+
+struct SnapshotSaveReport {
+  std::string path;
+  std::uint64_t size = 0;
+  std::string sha256;      // of the db (the verified trailer)
+  std::string member;
+  std::uint64_t member_id = 0;
+  std::int64_t revision = 0;  // the source's revision just before the stream
+};
+
+// Streams to <path>.part (0600), checks size % 512 == 32 and the trailer,
+// fsyncs and renames; refuses an existing file without overwrite (3).
+cli::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
+                                              etcd::SnapshotProgress progress = {});
+nlohmann::ordered_json snapshot_save_document(const SnapshotSaveReport& r);
+cli::View snapshot_save_view();
+
+struct SnapshotFileReport {
+  std::string path;
+  std::uint64_t size = 0;
+  std::string sha256;  // of the db part
+  bool valid = false;
+  std::string error;
+};
+// Reads the file once in constant memory: size % 512 == 32 and the last 32
+// bytes equal the sha256 of everything before them (admin.md 9.4).
+SnapshotFileReport verify_snapshot_file(const std::string& path);
+nlohmann::ordered_json snapshot_file_document(const SnapshotFileReport& r);
+cli::View snapshot_file_view();
+
+// EtcdSnapshot CRs of a namespace (optionally of one cluster: spec.clusterRef.name).
+cli::Result<nlohmann::ordered_json> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster);
+cli::Result<nlohmann::ordered_json> snapshot_get(kube::Client& kube, const std::string& ns, const std::string& name);
+nlohmann::ordered_json snapshot_row(const nlohmann::json& cr);
+cli::View snapshot_cr_view();
+
+}  // namespace admin

@@ -1,0 +1,361 @@
+#include "admin/target.h"
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "etcd/member_id.h"
+#include "kube/base64.h"
+#include "kube/client.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace admin {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string str(const json& j, const json::json_pointer& p) {
+  if (!j.contains(p)) return {};
+  const auto& v = j.at(p);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+bool flag(const json& j, const json::json_pointer& p) {
+  return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+bool pod_ready(const json& pod) {
+  if (!pod.contains("status") || !pod["status"].contains("conditions")) return false;
+  for (const auto& c : pod["status"]["conditions"]) {
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+std::string svc_of(const json& cluster, const json& member) {
+  std::string svc;
+  if (member.contains("metadata") && member["metadata"].contains("annotations")) {
+    svc = member["metadata"]["annotations"].value(std::string(op::kAnnHeadlessServiceName), "");
+  }
+  return svc.empty() ? str(cluster, "/metadata/name"_json_pointer) : svc;
+}
+
+}  // namespace
+
+Getenv process_env() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+cli::Result<ConnectMode> parse_connect(const std::string& value) {
+  if (value == "auto" || value == "direct") return ConnectMode::Direct;
+  if (value == "port-forward") {
+    return cli::make_error(cli::ErrorKind::Usage, "--connect port-forward is not available yet", {},
+                           "use --connect direct (pod IPs must be reachable from here)");
+  }
+  return cli::make_error(cli::ErrorKind::Usage, "invalid --connect \"" + value + "\"", {},
+                         "use auto, direct or port-forward");
+}
+
+cli::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env) {
+  if (auto m = parse_connect(o.connect); !m) return std::move(m).error();
+  bool k8s = !o.cluster.empty() || !o.pod.empty();
+  if (k8s && !o.endpoints.empty()) {
+    return cli::make_error(cli::ErrorKind::Usage, "--endpoints cannot be combined with -c/--cluster or -p/--pod", {},
+                           "name a cluster, or give endpoints for any etcd");
+  }
+  if (!k8s) {
+    auto get = [&](const char* name, std::string& into) {
+      if (!into.empty()) return;
+      if (auto v = env(name)) into = *v;
+    };
+    if (o.endpoints.empty()) {
+      if (auto v = env("ETCDCTL_ENDPOINTS")) o.endpoints = split_list(*v);
+    }
+    get("ETCDCTL_CACERT", o.cacert);
+    get("ETCDCTL_CERT", o.cert);
+    get("ETCDCTL_KEY", o.key);
+    get("ETCDCTL_USER", o.user);
+    if (!o.insecure_skip_tls_verify) {
+      auto v = env("ETCDCTL_INSECURE_SKIP_TLS_VERIFY");
+      o.insecure_skip_tls_verify = v && (*v == "true" || *v == "1");
+    }
+    if (o.endpoints.empty()) {
+      return cli::make_error(cli::ErrorKind::Usage, "no target: give -c/--cluster NAME, -p/--pod NAME or --endpoints", {},
+                             "e.g. kubectl etcd status -c my-cluster -n my-namespace");
+    }
+  }
+  if (!o.user.empty() && o.user.find(':') == std::string::npos) {
+    auto pw = env("ETCDCTL_PASSWORD");
+    if (!pw) {
+      return cli::make_error(cli::ErrorKind::Usage, "--user needs a password", {},
+                             "give --user NAME:PASSWORD or set ETCDCTL_PASSWORD");
+    }
+    o.user += ":" + *pw;
+  }
+  if (o.cert.empty() != o.key.empty()) {
+    return cli::make_error(cli::ErrorKind::Usage, "--cert and --key go together");
+  }
+  if (o.dial_timeout.count() <= 0 || o.command_timeout.count() <= 0) {
+    return cli::make_error(cli::ErrorKind::Usage, "--dial-timeout and --command-timeout must be positive");
+  }
+  return o;
+}
+
+bool client_tls(const json& cluster) { return cluster.contains("spec") && cluster["spec"].contains("tls") &&
+                                              cluster["spec"]["tls"].contains("client"); }
+
+std::string peer_url(const json& cluster, const json& member) {
+  bool peer_tls = cluster.contains("spec") && cluster["spec"].contains("tls") && cluster["spec"]["tls"].contains("peer");
+  if (!peer_tls) {
+    std::string ann = std::string(op::kAnnPeerAutoTls);
+    const auto& anns = cluster.contains("metadata") ? cluster["metadata"].value("annotations", json::object())
+                                                    : json::object();
+    peer_tls = anns.value(ann, "") == "true";
+  }
+  std::string m = str(member, "/metadata/name"_json_pointer);
+  std::string ns = str(cluster, "/metadata/namespace"_json_pointer);
+  return std::string(peer_tls ? "https" : "http") + "://" + op::member_dns(m, svc_of(cluster, member), ns) + ":" +
+         std::to_string(op::kPeerPort);
+}
+
+std::vector<MemberTarget> member_targets(const json& cluster, const json& members, const json& pods) {
+  std::map<std::string, const json*> pod_by_name;
+  for (const auto& p : pods) pod_by_name[str(p, "/metadata/name"_json_pointer)] = &p;
+  const std::string scheme = client_tls(cluster) ? "https" : "http";
+  const std::string ns = str(cluster, "/metadata/namespace"_json_pointer);
+  std::vector<MemberTarget> out;
+  for (const auto& m : members) {
+    MemberTarget t;
+    t.name = str(m, "/metadata/name"_json_pointer);
+    t.server_name = op::member_dns(t.name, svc_of(cluster, m), ns);
+    t.voter = flag(m, "/status/isVoter"_json_pointer);
+    if (auto id = str(m, "/status/memberID"_json_pointer); !id.empty()) {
+      if (auto parsed = etcd::parse_member_id(id)) t.id = *parsed;
+    }
+    auto it = pod_by_name.find(t.name);
+    if (flag(m, "/spec/dormant"_json_pointer)) {
+      t.problem = "member is dormant (cluster paused)";
+    } else if (str(m, "/spec/initialCluster"_json_pointer).empty()) {
+      t.problem = "member is pending (no Pod yet)";
+    } else if (it == pod_by_name.end()) {
+      t.problem = "pod \"" + t.name + "\" does not exist";
+    } else if (std::string ip = str(*it->second, "/status/podIP"_json_pointer); ip.empty()) {
+      t.problem = "pod \"" + t.name + "\" has no IP";
+    } else {
+      t.pod_ready = pod_ready(*it->second);
+      std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
+      t.endpoint = scheme + "://" + host + ":" + std::to_string(op::kClientPort);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::string> cluster_endpoints(const std::vector<MemberTarget>& members) {
+  std::vector<std::string> voters, all;
+  for (const auto& m : members) {
+    if (m.endpoint.empty()) continue;
+    all.push_back(m.endpoint);
+    if (m.voter && m.pod_ready) voters.push_back(m.endpoint);
+  }
+  return voters.empty() ? all : voters;
+}
+
+std::vector<const MemberTarget*> Target::selected() const {
+  std::vector<const MemberTarget*> out;
+  for (const auto& m : members) {
+    if (pod.empty() || m.name == pod) out.push_back(&m);
+  }
+  return out;
+}
+
+namespace {
+
+cli::Result<json> secret_data(kube::Client& kube, const std::string& ns, const std::string& name) {
+  auto s = kube.get(kube::resources::secrets, ns, name);
+  if (!s) return std::move(s).error();
+  json out = json::object();
+  if (s->contains("data") && (*s)["data"].is_object()) {
+    for (const auto& [k, v] : (*s)["data"].items()) {
+      if (!v.is_string()) continue;
+      auto d = kube::base64_decode(v.get<std::string>());
+      if (!d) {
+        return cli::make_error(cli::ErrorKind::Failed, "key \"" + k + "\" is not valid base64",
+                               kube::resources::secrets.describe(ns, name));
+      }
+      out[k] = *d;
+    }
+  }
+  return out;
+}
+
+cli::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
+  if (!client_tls(cluster)) return {};
+  const std::string ns = str(cluster, "/metadata/namespace"_json_pointer);
+  const std::string c = str(cluster, "/metadata/name"_json_pointer);
+  const json& client = cluster["spec"]["tls"]["client"];
+  std::string server_secret = str(client, "/serverSecretRef/name"_json_pointer);
+  if (server_secret.empty()) server_secret = op::cert_manager_server_secret(c);
+  std::string client_secret = str(client, "/operatorClientSecretRef/name"_json_pointer);
+  if (client_secret.empty() && client.contains("certManager") && client["certManager"].contains("operatorClientIssuerRef")) {
+    client_secret = op::cert_manager_operator_client_secret(c);
+  }
+  if (o.cacert.empty()) {
+    auto d = secret_data(kube, ns, server_secret);
+    if (!d) return std::move(d).error();
+    cfg.tls.ca_pem = d->value(std::string(op::kSecretCa), "");
+    if (cfg.tls.ca_pem.empty()) {
+      return cli::make_error(cli::ErrorKind::Failed, "the server Secret has no ca.crt",
+                             kube::resources::secrets.describe(ns, server_secret));
+    }
+    if (client_secret.empty() && o.cert.empty()) {
+      // The Go plugin's fallback identity: the server's own keypair, which
+      // carries the clientAuth usage (admin.md 5.2).
+      cfg.tls.cert_pem = d->value(std::string(op::kSecretCert), "");
+      cfg.tls.key_pem = d->value(std::string(op::kSecretKey), "");
+    }
+  }
+  if (!client_secret.empty() && o.cert.empty()) {
+    auto d = secret_data(kube, ns, client_secret);
+    if (!d) return std::move(d).error();
+    cfg.tls.cert_pem = d->value(std::string(op::kSecretCert), "");
+    cfg.tls.key_pem = d->value(std::string(op::kSecretKey), "");
+    if (cfg.tls.cert_pem.empty() || cfg.tls.key_pem.empty()) {
+      return cli::make_error(cli::ErrorKind::Failed, "the operator-client Secret lacks tls.crt or tls.key",
+                             kube::resources::secrets.describe(ns, client_secret));
+    }
+  }
+  return {};
+}
+
+cli::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
+  if (!o.user.empty()) {
+    auto colon = o.user.find(':');
+    cfg.user = o.user.substr(0, colon);
+    cfg.password = o.user.substr(colon + 1);
+    return {};
+  }
+  std::string ns = o.ns;
+  std::string name;
+  if (!o.credentials_secret.empty()) {
+    auto slash = o.credentials_secret.find('/');
+    if (slash != std::string::npos) {
+      ns = o.credentials_secret.substr(0, slash);
+      name = o.credentials_secret.substr(slash + 1);
+    } else {
+      name = o.credentials_secret;
+    }
+  } else if (!cluster.is_null() && flag(cluster, "/spec/auth/enabled"_json_pointer)) {
+    // Used whether or not status.authEnabled is latched yet: while etcd has
+    // auth off, the client goes on without a token.
+    name = str(cluster, "/spec/auth/rootCredentialsSecretRef/name"_json_pointer);
+  }
+  if (name.empty()) return {};
+  if (kube == nullptr) {
+    return cli::make_error(cli::ErrorKind::Usage, "--credentials-secret needs the Kubernetes API");
+  }
+  auto d = secret_data(*kube, ns, name);
+  if (!d) return std::move(d).error();
+  std::string pw = d->value(std::string(op::kSecretPassword), "");
+  if (pw.empty()) {
+    return cli::make_error(cli::ErrorKind::Failed, "missing a non-empty \"password\" key",
+                           kube::resources::secrets.describe(ns, name));
+  }
+  // The etcd user of the operator's clusters is always root (admin.md 5.3).
+  cfg.user = cluster.is_null() ? d->value(std::string(op::kSecretUsername), std::string(op::kRootUser))
+                                : std::string(op::kRootUser);
+  if (cfg.user.empty()) cfg.user = op::kRootUser;
+  cfg.password = pw;
+  return {};
+}
+
+}  // namespace
+
+cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
+  Target t;
+  t.ns = o.ns;
+  t.pod = o.pod;
+  etcd::Config& cfg = t.config;
+  cfg.dial_timeout = o.dial_timeout;
+  cfg.call_timeout = o.command_timeout;
+  cfg.tls.ca_file = o.cacert;
+  cfg.tls.cert_file = o.cert;
+  cfg.tls.key_file = o.key;
+  cfg.tls.server_name = o.tls_server_name;
+  cfg.tls.insecure_skip_verify = o.insecure_skip_tls_verify;
+
+  if (!o.endpoints.empty()) {
+    for (const auto& e : o.endpoints) {
+      MemberTarget m;
+      m.endpoint = e;
+      m.pod_ready = true;
+      t.members.push_back(m);
+    }
+    cfg.endpoints = o.endpoints;
+    if (auto st = apply_credentials(kube, o, json(), cfg); !st) return std::move(st).error();
+    return t;
+  }
+  if (kube == nullptr) return cli::make_error(cli::ErrorKind::Usage, "a cluster target needs the Kubernetes API");
+
+  t.cluster = o.cluster;
+  if (t.cluster.empty()) {
+    auto pod = kube->get(kube::resources::pods, o.ns, o.pod);
+    if (!pod) return std::move(pod).error();
+    t.cluster = (*pod)["metadata"].value("labels", json::object()).value(std::string(op::kLabelCluster), "");
+    if (t.cluster.empty()) {
+      return cli::make_error(cli::ErrorKind::NotFound, "the pod carries no " + std::string(op::kLabelCluster) + " label",
+                             kube::resources::pods.describe(o.ns, o.pod), "name the cluster with -c");
+    }
+  }
+  auto cluster = kube->get(op::resources::etcdclusters, o.ns, t.cluster);
+  if (!cluster) return std::move(cluster).error();
+  t.cluster_object = std::move(cluster.value());
+  kube::ListOptions lo;
+  lo.label_selector = std::string(op::kLabelCluster) + "=" + t.cluster;
+  auto members = kube->list_all(op::resources::etcdmembers, o.ns, lo);
+  if (!members) return std::move(members).error();
+  auto pods = kube->list_all(kube::resources::pods, o.ns, lo);
+  if (!pods) return std::move(pods).error();
+  t.member_objects = members->value("items", json::array());
+  t.pod_objects = pods->value("items", json::array());
+  t.members = member_targets(t.cluster_object, t.member_objects, t.pod_objects);
+  if (!o.pod.empty()) {
+    bool found = false;
+    for (const auto& m : t.members) found = found || m.name == o.pod;
+    if (!found) {
+      return cli::make_error(cli::ErrorKind::NotFound, "no EtcdMember of cluster \"" + t.cluster + "\" has this pod",
+                             kube::resources::pods.describe(o.ns, o.pod));
+    }
+  }
+  cfg.endpoints = cluster_endpoints(t.members);
+  for (const auto& m : t.members) {
+    if (!m.endpoint.empty() && o.tls_server_name.empty()) cfg.tls.server_names[m.endpoint] = m.server_name;
+  }
+  if (cfg.endpoints.empty()) {
+    auto e = cli::make_error(cli::ErrorKind::CannotConnect, "no member of the cluster can be dialled",
+                             op::resources::etcdclusters.describe(o.ns, t.cluster));
+    for (const auto& m : t.members) e.causes.push_back(m.name + ": " + m.problem);
+    return e;
+  }
+  if (auto st = apply_cluster_tls(*kube, o, t.cluster_object, cfg); !st) return std::move(st).error();
+  if (auto st = apply_credentials(kube, o, t.cluster_object, cfg); !st) return std::move(st).error();
+  return t;
+}
+
+}  // namespace admin

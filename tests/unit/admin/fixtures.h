@@ -1,0 +1,51 @@
+// Objects as the native fixture (and the operator) lay them out, for the
+// pure tests of lib/admin.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "etcd/types.h"
+
+namespace admin_test {
+
+using json = nlohmann::json;
+
+inline json cluster(bool tls = true) {
+  json c = {{"apiVersion", "etcd-operator.cozystack.io/v1alpha2"},
+            {"kind", "EtcdCluster"},
+            {"metadata", {{"name", "c"}, {"namespace", "ns"}}},
+            {"spec", {{"replicas", 3}, {"version", "3.6.11"}}},
+            {"status", {{"clusterID", "00000000000000aa"}, {"observed", {{"replicas", 3}}}, {"readyMembers", 3}}}};
+  if (tls) {
+    c["spec"]["tls"] = {{"client", {{"serverSecretRef", {{"name", "c-server-tls"}}}}},
+                        {"peer", {{"secretRef", {{"name", "c-peer-tls"}}}}}};
+  }
+  return c;
+}
+
+inline json member(const std::string& name, const std::string& id, bool voter = true) {
+  return {{"metadata", {{"name", name}, {"namespace", "ns"}}},
+          {"spec", {{"clusterName", "c"}, {"initialCluster", "x=https://x:2380"}}},
+          {"status", {{"memberID", id}, {"isVoter", voter}, {"podName", name}}}};
+}
+
+inline json pod(const std::string& name, const std::string& ip, bool voter_label = true, bool ready = true) {
+  json p = {{"metadata", {{"name", name}, {"namespace", "ns"}, {"labels", json::object()}}},
+            {"status", {{"podIP", ip},
+                        {"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}};
+  if (voter_label) p["metadata"]["labels"]["etcd-operator.cozystack.io/role"] = "voter";
+  return p;
+}
+
+inline etcd::Member etcd_member(std::uint64_t id, const std::string& name, bool learner = false) {
+  etcd::Member m;
+  m.id = id;
+  m.name = name;
+  m.peer_urls = {"https://" + name + ".c.ns.svc:2380"};
+  m.is_learner = learner;
+  return m;
+}
+
+}  // namespace admin_test
