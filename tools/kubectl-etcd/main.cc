@@ -6,10 +6,26 @@
 #include "cli/app.h"
 #include "cli/command.h"
 #include "cli/version_cmd.h"
+#include "commands.h"
 
 namespace {
 
+using namespace kubectl_etcd;
+
 constexpr std::array kCommands = {
+    cli::CommandSpec{"health", "Check each member: reachable, reads, leader, alarms; plus `check`", setup_health},
+    cli::CommandSpec{"check", "Consistency findings between etcd and the operator's objects", setup_check},
+    cli::CommandSpec{"status", "Cluster summary and each member's Status", setup_status},
+    cli::CommandSpec{"member", "Member commands (list)", setup_member},
+    cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
+    cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
+    cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},
+    cli::CommandSpec{"compact", "Compact the key history", setup_compact},
+    cli::CommandSpec{"alarm", "List or disarm alarms", setup_alarm},
+    cli::CommandSpec{"move-leader", "Hand leadership to another voter", setup_move_leader},
+    cli::CommandSpec{"forfeit-leadership", "Alias (Go plugin): move-leader away from -p if it leads",
+                     setup_forfeit_leadership},
+    cli::CommandSpec{"add-member", "Refused (Go plugin): use `member add`", setup_add_member},
     cli::CommandSpec{"version", "Print the version of kubectl-etcd", cli::setup_version_command},
 };
 

@@ -1,0 +1,106 @@
+#include "flags.h"
+
+#include <sstream>
+
+namespace kubectl_etcd {
+
+void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output) {
+  cli::add_kube_flags(sub, f.kube, "Namespace of the cluster (default: the context's)");
+  sub.add_option("-c,--cluster", f.cluster, "The EtcdCluster to work on");
+  sub.add_option("-p,--pod", f.pod, "One member's pod (its cluster comes from the pod's label without -c)");
+  sub.add_option("-s,--credentials-secret", f.credentials_secret,
+                 "basic-auth Secret (NAME or NS/NAME) with root's password, instead of the cluster's");
+  sub.add_option("--endpoints", f.endpoints, "Comma-separated client URLs of any etcd ($ETCDCTL_ENDPOINTS)");
+  sub.add_option("--cacert", f.cacert, "CA file to verify the members ($ETCDCTL_CACERT)");
+  sub.add_option("--cert", f.cert, "Client certificate file ($ETCDCTL_CERT)");
+  sub.add_option("--key", f.key, "Client key file ($ETCDCTL_KEY)");
+  sub.add_option("--user", f.user, "etcd user NAME[:PASSWORD] ($ETCDCTL_USER, $ETCDCTL_PASSWORD)");
+  sub.add_option("--tls-server-name", f.tls_server_name, "Verify the members' certificates for this name");
+  sub.add_flag("--insecure-skip-tls-verify", f.insecure_skip_tls_verify, "Do not verify the members' certificates");
+  sub.add_option("--connect", f.connect, "How members are reached: auto|direct|port-forward")
+      ->check(CLI::IsMember({"auto", "direct", "port-forward"}))
+      ->default_str("auto");
+  sub.add_option("--dial-timeout", f.dial_timeout, "Connection budget per member")->default_str("5s");
+  sub.add_option("--command-timeout", f.command_timeout, "Budget of one call per member")->default_str("5s");
+  if (with_output) cli::add_output_flag(sub, f.output);
+}
+
+int fail(cli::Program& program, const cli::Error& e) {
+  program.diag->error(e);
+  return cli::exit_code(e.kind);
+}
+
+int print(cli::Program& program, const std::string& text, int rc) {
+  *program.out << text;
+  program.out->flush();
+  return rc;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+cli::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program) {
+  program.diag->set_quiet(f.kube.quiet);
+  auto k = cli::connect_kube(f.kube, *program.diag);
+  if (!k) return std::move(k).error();
+  KubeContext out;
+  out.ns = (*k)->config().ns;
+  out.kube = std::move(k.value());
+  return out;
+}
+
+cli::Result<Context> open(const CommonFlags& f, cli::Program& program) {
+  program.diag->set_quiet(f.kube.quiet);
+  auto format = cli::parse_format(f.output);
+  if (!format) return std::move(format).error();
+  admin::TargetOptions o;
+  o.cluster = f.cluster;
+  o.pod = f.pod;
+  o.credentials_secret = f.credentials_secret;
+  o.endpoints = split(f.endpoints);
+  o.cacert = f.cacert;
+  o.cert = f.cert;
+  o.key = f.key;
+  o.user = f.user;
+  o.tls_server_name = f.tls_server_name;
+  o.insecure_skip_tls_verify = f.insecure_skip_tls_verify;
+  o.connect = f.connect;
+  auto dial = cli::parse_duration(f.dial_timeout);
+  if (!dial) return std::move(dial).error();
+  auto command = cli::parse_duration(f.command_timeout);
+  if (!command) return std::move(command).error();
+  o.dial_timeout = *dial;
+  o.command_timeout = *command;
+  auto n = admin::normalize(std::move(o), admin::process_env());
+  if (!n) return std::move(n).error();
+
+  Context ctx;
+  ctx.format = *format;
+  // --endpoints needs the API only for -s.
+  bool need_kube = n->endpoints.empty() || !n->credentials_secret.empty();
+  if (need_kube) {
+    auto k = cli::connect_kube(f.kube, *program.diag);
+    if (!k) return std::move(k).error();
+    ctx.kube = std::move(k.value());
+    n->ns = ctx.kube->config().ns;
+  }
+  auto t = admin::resolve(*n, ctx.kube.get());
+  if (!t) return std::move(t).error();
+  auto s = admin::open_session(std::move(t.value()));
+  if (!s) return std::move(s).error();
+  ctx.session = std::move(s.value());
+  return ctx;
+}
+
+}  // namespace kubectl_etcd

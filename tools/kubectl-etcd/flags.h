@@ -1,0 +1,63 @@
+// The flags every kubectl-etcd command shares (admin.md 7.1, cli.md): the
+// Kubernetes connection, the target (-c, -p, -s, or --endpoints with
+// etcdctl's TLS flags), --connect, timeouts and -o; and the one place that
+// turns them into a session.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "admin/session.h"
+#include "cli/command.h"
+#include "cli/format.h"
+#include "cli/kube_flags.h"
+#include "cli/result.h"
+#include "kube/client.h"
+
+namespace kubectl_etcd {
+
+struct CommonFlags {
+  cli::KubeFlags kube;
+  std::string cluster, pod, credentials_secret;
+  std::string endpoints;
+  std::string cacert, cert, key, user, tls_server_name;
+  bool insecure_skip_tls_verify = false;
+  std::string connect = "auto";
+  std::string dial_timeout = "5s";
+  std::string command_timeout = "5s";
+  std::string output = "table";
+};
+
+// Adds the shared flags to a leaf command; `with_output` adds -o too.
+void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output = true);
+
+// Everything a command needs once parsed: the Kubernetes client (null with
+// --endpoints), the session and the output format.
+struct Context {
+  std::unique_ptr<kube::Client> kube;
+  admin::Session session;
+  cli::Format format = cli::Format::Table;
+};
+
+cli::Result<Context> open(const CommonFlags& f, cli::Program& program);
+// The Kubernetes client and namespace alone (commands that read CRs only).
+struct KubeContext {
+  std::unique_ptr<kube::Client> kube;
+  std::string ns;
+};
+cli::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program);
+
+// Prints the error and returns its exit code.
+int fail(cli::Program& program, const cli::Error& e);
+// Writes text to stdout and returns rc.
+int print(cli::Program& program, const std::string& text, int rc);
+
+// Shared holder for a command's options, kept alive by the callbacks.
+template <class T>
+std::shared_ptr<T> options() {
+  return std::make_shared<T>();
+}
+
+}  // namespace kubectl_etcd

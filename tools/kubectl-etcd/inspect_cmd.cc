@@ -1,0 +1,95 @@
+// health, check, status, member list (and the Go alias `members`).
+#include "admin/check.h"
+#include "admin/health.h"
+#include "admin/status.h"
+#include "commands.h"
+#include "flags.h"
+
+namespace kubectl_etcd {
+
+void setup_health(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto f = options<CommonFlags>();
+  add_common_flags(sub, *f);
+  sub.footer("Per member: Status, a linearizable read, leader agreement, alarms; plus `check` for a cluster.\n"
+             "Exit 0 healthy, 1 a member unhealthy or unreachable or a finding, 2 no member answered.\n"
+             "-o wide adds ENDPOINT.");
+  sub.callback([&action, &program, f] {
+    action = [&program, f] {
+      auto ctx = open(*f, program);
+      if (!ctx) return fail(program, ctx.error());
+      auto report = admin::check_health(ctx->session);
+      if (!report.consistency_error.empty()) program.diag->warning("consistency check: " + report.consistency_error);
+      return print(program,
+                   admin::render_report(admin::health_document(report), admin::health_view(), ctx->format),
+                   admin::health_exit_code(report));
+    };
+  });
+}
+
+void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto f = options<CommonFlags>();
+  add_common_flags(sub, *f);
+  sub.footer("Consistency findings between etcd and the EtcdMembers and Pods; exit 1 if any.");
+  sub.callback([&action, &program, f] {
+    action = [&program, f] {
+      auto ctx = open(*f, program);
+      if (!ctx) return fail(program, ctx.error());
+      if (!ctx->session.target.from_cluster()) {
+        return fail(program, cli::make_error(cli::ErrorKind::Usage, "check needs a cluster (-c or -p)", {},
+                                             "--endpoints has no EtcdMembers to compare with"));
+      }
+      auto findings = admin::gather_findings(ctx->session.target, *ctx->session.etcd);
+      if (!findings) return fail(program, findings.error());
+      return print(program, admin::render_report(admin::check_document(*findings), admin::check_view(), ctx->format),
+                   findings->empty() ? 0 : 1);
+    };
+  });
+}
+
+void setup_status(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto f = options<CommonFlags>();
+  add_common_flags(sub, *f);
+  sub.footer("Exit 5 when some members did not answer, 2 when none did. -o wide adds POD, READY, ENDPOINT.");
+  sub.callback([&action, &program, f] {
+    action = [&program, f] {
+      auto ctx = open(*f, program);
+      if (!ctx) return fail(program, ctx.error());
+      auto report = admin::cluster_status(ctx->session);
+      auto doc = admin::status_document(report);
+      return print(program, admin::status_text(doc, ctx->format) + cli::render(doc, admin::status_view(), ctx->format),
+                   admin::status_exit_code(report));
+    };
+  });
+}
+
+namespace {
+
+void setup_member_list(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto f = options<CommonFlags>();
+  add_common_flags(sub, *f);
+  sub.footer("etcd's MemberList joined with the EtcdMembers and Pods. -o wide adds CLIENT URL.");
+  sub.callback([&action, &program, f] {
+    action = [&program, f] {
+      auto ctx = open(*f, program);
+      if (!ctx) return fail(program, ctx.error());
+      auto report = admin::member_list(ctx->session);
+      if (!report) return fail(program, report.error());
+      return print(program, cli::render(admin::member_list_document(*report), admin::member_list_view(), ctx->format),
+                   0);
+    };
+  });
+}
+
+}  // namespace
+
+void setup_member(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  sub.require_subcommand(1);
+  setup_member_list(*sub.add_subcommand("list", "List the members: etcd, EtcdMembers and Pods side by side"), action,
+                    program);
+}
+
+void setup_members(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  setup_member_list(sub, action, program);
+}
+
+}  // namespace kubectl_etcd

@@ -1,0 +1,129 @@
+// snapshot save|status|list, and the Go plugin's `snapshot <path>`.
+#include "admin/snapshot.h"
+#include "cli/progress.h"
+#include "commands.h"
+#include "flags.h"
+
+namespace kubectl_etcd {
+
+namespace {
+
+struct SaveOpts {
+  CommonFlags common;
+  std::string path, member;
+  bool overwrite = false, via_cr = false;
+};
+
+int run_save(cli::Program& program, const SaveOpts& o) {
+  if (o.via_cr) {
+    return fail(program, cli::make_error(cli::ErrorKind::Usage, "snapshot save --via-cr is not available yet", {},
+                                         "create an EtcdSnapshot with kubectl, or save to a local file"));
+  }
+  if (o.path.empty()) return fail(program, cli::make_error(cli::ErrorKind::Usage, "a file path is required"));
+  auto ctx = open(o.common, program);
+  if (!ctx) return fail(program, ctx.error());
+  admin::SnapshotSaveRequest r;
+  r.path = o.path;
+  r.member = !o.member.empty() ? o.member : o.common.pod;
+  r.overwrite = o.overwrite;
+  cli::Progress progress(program.diag->stream(), cli::Progress::stderr_is_terminal(), o.common.kube.quiet);
+  auto rep = admin::snapshot_save(ctx->session, r, [&progress](std::uint64_t done, std::uint64_t total) {
+    std::string text = "snapshot: " + cli::human_bytes(static_cast<double>(done));
+    if (total > 0) {
+      text += " of " + cli::human_bytes(static_cast<double>(total)) + " (" +
+              std::to_string(done * 100 / total) + "%)";
+    }
+    progress.update(text);
+  });
+  progress.finish();
+  if (!rep) return fail(program, rep.error());
+  return print(program, cli::render(admin::snapshot_save_document(*rep), admin::snapshot_save_view(), ctx->format), 0);
+}
+
+void add_save_flags(CLI::App& sub, SaveOpts& o) {
+  add_common_flags(sub, o.common);
+  sub.add_option("--member", o.member, "Take it from this member (default: a healthy follower)");
+  sub.add_flag("--overwrite", o.overwrite, "Replace an existing file");
+  sub.add_flag("--via-cr", o.via_cr, "Through an EtcdSnapshot (not available yet)");
+}
+
+}  // namespace
+
+void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  // `snapshot <path>` (the Go plugin's form) is `snapshot save <path>`.
+  auto alias = options<SaveOpts>();
+  add_save_flags(sub, *alias);
+  sub.add_option("path", alias->path, "Go plugin form: the same as `snapshot save PATH`");
+  sub.require_subcommand(0, 1);
+
+  auto save = options<SaveOpts>();
+  auto& s = *sub.add_subcommand("save", "Stream a member's snapshot to a local file, verified and atomic");
+  add_save_flags(s, *save);
+  s.add_option("path", save->path, "The file to write")->required();
+  s.footer("Writes PATH.part (0600), checks the sha256 trailer, fsyncs, renames. Prints PATH SIZE SHA256 MEMBER "
+           "REVISION.");
+  s.callback([&action, &program, save] { action = [&program, save] { return run_save(program, *save); }; });
+
+  struct StatusOpts {
+    CommonFlags common;
+    std::string name, file;
+  };
+  auto st = options<StatusOpts>();
+  auto& status = *sub.add_subcommand("status", "An EtcdSnapshot's phase and artifact, or --file: verify a local file");
+  cli::add_kube_flags(status, st->common.kube, "Namespace of the EtcdSnapshot (default: the context's)");
+  cli::add_output_flag(status, st->common.output);
+  status.add_option("name", st->name, "The EtcdSnapshot");
+  status.add_option("--file", st->file, "Verify this local snapshot file (size and sha256 trailer)");
+  status.footer("--file exits 1 when the file is not a complete snapshot.");
+  status.callback([&action, &program, st] {
+    action = [&program, st] {
+      auto format = cli::parse_format(st->common.output);
+      if (!format) return fail(program, format.error());
+      if (!st->file.empty() == !st->name.empty()) {
+        return fail(program, cli::make_error(cli::ErrorKind::Usage, "give an EtcdSnapshot name or --file, not both"));
+      }
+      if (!st->file.empty()) {
+        auto rep = admin::verify_snapshot_file(st->file);
+        return print(program, cli::render(admin::snapshot_file_document(rep), admin::snapshot_file_view(), *format),
+                     rep.valid ? 0 : 1);
+      }
+      auto k = open_kube(st->common, program);
+      if (!k) return fail(program, k.error());
+      auto row = admin::snapshot_get(*k->kube, k->ns, st->name);
+      if (!row) return fail(program, row.error());
+      return print(program, cli::render(*row, admin::snapshot_cr_view(), *format), 0);
+    };
+  });
+
+  struct ListOpts {
+    CommonFlags common;
+  };
+  auto ls = options<ListOpts>();
+  auto& list = *sub.add_subcommand("list", "The EtcdSnapshots of a namespace (of one cluster with -c)");
+  cli::add_kube_flags(list, ls->common.kube, "Namespace of the EtcdSnapshots (default: the context's)");
+  cli::add_output_flag(list, ls->common.output);
+  list.add_option("-c,--cluster", ls->common.cluster, "Only the snapshots of this EtcdCluster");
+  list.callback([&action, &program, ls] {
+    action = [&program, ls] {
+      auto format = cli::parse_format(ls->common.output);
+      if (!format) return fail(program, format.error());
+      auto k = open_kube(ls->common, program);
+      if (!k) return fail(program, k.error());
+      auto rows = admin::snapshot_list(*k->kube, k->ns, ls->common.cluster);
+      if (!rows) return fail(program, rows.error());
+      return print(program, cli::render(*rows, admin::snapshot_cr_view(), *format), 0);
+    };
+  });
+
+  sub.callback([&action, &program, &sub, alias] {
+    if (!sub.get_subcommands().empty()) return;
+    action = [&program, alias] {
+      if (alias->path.empty()) {
+        return fail(program, cli::make_error(cli::ErrorKind::Usage, "snapshot needs save, status, list or a path"));
+      }
+      return run_save(program, *alias);
+    };
+  });
+}
+
+}  // namespace kubectl_etcd
