@@ -264,7 +264,8 @@ class Fixture:
         self.token = f"{self.ns}-{self.c}-{cr['metadata']['uid']}"
         self.start_etcd(self.token)
         self.save()
-        create(self.secrets())
+        if self.secrets():
+            create(self.secrets())
         cr = json.loads(kubectl("patch", "etcdclusters." + GROUP, self.c, "-n", self.ns, "--type=merge", "-o", "json",
                                 "-p", json.dumps({"spec": {"version": self.full_version}})).stdout)
         ts = now()

@@ -1,0 +1,150 @@
+// Helpers of the kubectl-etcd e2e tests: a native v1alpha2 cluster from
+// tests/testenv/native-fixture over real etcd, the built binary run against
+// it with --connect direct, and etcdctl on the same cluster to compare with.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "testenv.h"
+
+namespace admin_e2e {
+
+using json = nlohmann::json;
+
+inline const std::vector<std::string>& versions() {
+  static const std::vector<std::string> v{"3.4", "3.5", "3.6"};
+  return v;
+}
+
+struct FixtureOptions {
+  std::string version = "3.6";
+  int members = 3;
+  bool tls = true;
+  bool auth = false;
+  std::vector<std::string> extra;  // more `native-fixture up` arguments
+};
+
+class NativeCluster {
+ public:
+  explicit NativeCluster(FixtureOptions o) : ns_(e2e::unique_name("adm")), name_("etcd") {
+    e2e::env();
+    std::vector<std::string> argv{e2e::testenv_tool("native-fixture"), "up", "--name", name_, "--namespace", ns_,
+                                  "--members", std::to_string(o.members), "--version", o.version};
+    if (o.tls) argv.push_back("--tls");
+    if (o.auth) argv.push_back("--auth");
+    argv.insert(argv.end(), o.extra.begin(), o.extra.end());
+    auto r = e2e::run(argv);
+    REQUIRE_MESSAGE(r.rc == 0, "native-fixture up failed: " << r.err);
+    dir_ = e2e::var("TESTENV_DIR") + "/fixtures/native." + ns_ + "." + name_;
+    std::ifstream f(dir_ + "/fixture.json");
+    info_ = json::parse(f);
+  }
+  ~NativeCluster() {
+    if (std::getenv("E2E_KEEP") != nullptr) return;
+    e2e::run({e2e::testenv_tool("native-fixture"), "down", "--dir", dir_});
+  }
+  NativeCluster(const NativeCluster&) = delete;
+  NativeCluster& operator=(const NativeCluster&) = delete;
+
+  const std::string& ns() const { return ns_; }
+  const std::string& name() const { return name_; }
+  const json& info() const { return info_; }
+  std::string etcd_dir() const { return info_["etcdDir"]; }
+  std::vector<std::string> members() const {
+    std::vector<std::string> v;
+    for (const auto& m : info_["members"]) v.push_back(m["name"]);
+    return v;
+  }
+  std::string id_of(const std::string& member) const {
+    for (const auto& m : info_["members"]) {
+      if (m["name"] == member) return m["id"];
+    }
+    FAIL("no member " << member);
+    return {};
+  }
+
+  // kubectl-etcd CMD... -c <c> -n <ns> --connect direct ARGS...
+  e2e::CommandResult tool(std::vector<std::string> cmd, const std::vector<std::string>& args = {}) const {
+    std::vector<std::string> argv{binary()};
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    for (const auto& a : {std::string("-c"), name_, std::string("-n"), ns_, std::string("--connect"),
+                          std::string("direct")}) {
+      argv.push_back(a);
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    return e2e::run(argv);
+  }
+  static std::string binary() {
+    const char* b = std::getenv("KUBECTL_ETCD");
+    REQUIRE_MESSAGE(b != nullptr, "KUBECTL_ETCD is not set");
+    return b;
+  }
+
+  // The cluster's etcdctl, as root by certificate.
+  e2e::CommandResult ctl_result(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv{e2e::testenv_tool("etcd-cluster"), "ctl", "--dir", etcd_dir(), "--"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return e2e::run(argv);
+  }
+  std::string ctl(const std::vector<std::string>& args) const {
+    auto r = ctl_result(args);
+    REQUIRE_MESSAGE(r.rc == 0, "etcdctl failed: " << r.err);
+    return r.out;
+  }
+  // Membership changes: etcd refuses them until its members have been
+  // connected for a few seconds (strict reconfig check), so retry meanwhile.
+  std::string reconfigure(const std::vector<std::string>& args) const {
+    e2e::CommandResult r;
+    for (int i = 0; i < 100; ++i) {
+      r = ctl_result(args);
+      if (r.rc == 0 || r.err.find("unhealthy cluster") == std::string::npos) break;
+      usleep(200000);
+    }
+    REQUIRE_MESSAGE(r.rc == 0, "etcdctl failed: " << r.err);
+    return r.out;
+  }
+  void act(const std::string& verb, const std::string& member) const {
+    auto r = e2e::run({e2e::testenv_tool("etcd-cluster"), verb, "--dir", etcd_dir(), "--member", member});
+    REQUIRE_MESSAGE(r.rc == 0, "etcd-cluster " << verb << " failed: " << r.err);
+  }
+  std::string kubectl(std::vector<std::string> args) const {
+    args.insert(args.end(), {"-n", ns_});
+    return e2e::kubectl(args);
+  }
+  std::string etcd_bin() const {
+    auto env = e2e::parse_env_file(etcd_dir() + "/cluster.env");
+    return env["ETCD_BIN"];
+  }
+
+ private:
+  std::string ns_;
+  std::string name_;
+  std::string dir_;
+  json info_;
+};
+
+inline json parse(const e2e::CommandResult& r) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE_FALSE(r.out.empty());
+  return json::parse(r.out);
+}
+
+inline std::string hex(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace admin_e2e

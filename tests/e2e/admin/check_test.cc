@@ -1,0 +1,95 @@
+// check: each finding code from a fixture bent to show it (a ghost member,
+// an orphan learner, an isVoter mismatch, a missing role label, a replica
+// mismatch), and a clean cluster with none.
+#include "admin_e2e.h"
+
+using namespace admin_e2e;
+
+namespace {
+
+std::vector<std::string> codes(const json& doc) {
+  std::vector<std::string> out;
+  for (const auto& f : doc["findings"]) out.push_back(f["code"]);
+  return out;
+}
+
+const json* finding(const json& doc, const std::string& code) {
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == code) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("check reports each finding from a fixture built to show it") {
+  FixtureOptions o;
+  o.version = "3.6";
+  NativeCluster c(o);
+  auto ms = c.members();
+  auto clean = c.tool({"check"}, {"-o", "json"});
+  REQUIRE_MESSAGE(clean.rc == 0, clean.out << clean.err);
+  CHECK(codes(json::parse(clean.out)).empty());
+  CHECK(c.tool({"check"}).out == "no findings\n");
+
+  // An isVoter mismatch on ms[0] (etcd: voter; EtcdMember: not).
+  c.kubectl({"patch", "etcdmembers.etcd-operator.cozystack.io", ms[0], "--subresource=status", "--type=merge", "-p",
+             R"({"status":{"isVoter":false}})"});
+  // A voter's pod without the role label (ms[1]).
+  c.kubectl({"label", "pod", ms[1], "etcd-operator.cozystack.io/role-"});
+  // An orphan learner: added to etcd, no EtcdMember.
+  c.reconfigure({"member", "add", "orphan", "--learner", "--peer-urls", "https://orphan.etcd." + c.ns() + ".svc:2380"});
+  // A ghost: etcd forgets ms[2] (removed by hand), its EtcdMember stays.
+  c.reconfigure({"member", "remove", c.id_of(ms[2])});
+  // A replica mismatch: the spec asks for 5 while 3 run (observed stays 3).
+  c.kubectl({"patch", "etcdclusters.etcd-operator.cozystack.io", c.name(), "--type=merge", "-p",
+             R"({"spec":{"replicas":5}})"});
+
+  auto r = c.tool({"check"}, {"-o", "json"});
+  CHECK(r.rc == 1);
+  auto doc = parse(r);
+  MESSAGE("findings: " << doc["findings"].dump());
+  const json* isvoter = finding(doc, "ISVOTER_MISMATCH");
+  REQUIRE(isvoter);
+  CHECK((*isvoter)["member"] == ms[0]);
+  CHECK((*isvoter)["severity"] == "error");
+  const json* role = nullptr;
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == "ROLE_LABEL_MISMATCH" && f["member"] == ms[1]) role = &f;
+  }
+  REQUIRE(role);
+  const json* ghost = finding(doc, "GHOST_MEMBER");
+  REQUIRE(ghost);
+  CHECK((*ghost)["member"] == ms[2]);
+  CHECK((*ghost)["id"] == c.id_of(ms[2]));
+  const json* orphan = finding(doc, "ORPHAN_LEARNER");
+  REQUIRE(orphan);
+  CHECK((*orphan)["member"] == "https://orphan.etcd." + c.ns() + ".svc:2380");
+  const json* replicas = finding(doc, "REPLICAS_MISMATCH");
+  REQUIRE(replicas);
+  CHECK((*replicas)["severity"] == "transient");
+  CHECK((*replicas)["message"] == "spec.replicas 5, status.observed.replicas 3, running EtcdMembers 3");
+
+  // Health judges the same findings: exit 1 even though the reachable members answer.
+  auto h = c.tool({"health"}, {"-o", "json", "--command-timeout", "2s"});
+  CHECK(h.rc == 1);
+  CHECK(codes(json::parse(h.out)).size() == codes(doc).size());
+  // The member table shows them per member.
+  auto ml = c.tool({"member", "list"}, {"-o", "json"});
+  REQUIRE(ml.rc == 0);
+  bool orphan_row = false;
+  const auto ml_doc = json::parse(ml.out);
+  for (const auto& m : ml_doc["members"]) {
+    if (m["role"] == "learner") {
+      orphan_row = true;
+      CHECK(m["cr"] == "-");
+      CHECK(m["findings"] == json::array({"ORPHAN_LEARNER"}));
+      CHECK(m["started"] == false);
+    }
+    if (m["name"] == ms[2]) {
+      CHECK(m["findings"] == json::array({"GHOST_MEMBER"}));
+      CHECK(m["role"] == "-");
+    }
+  }
+  CHECK(orphan_row);
+}
