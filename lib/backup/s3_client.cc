@@ -155,8 +155,19 @@ cli::Result<S3Response> S3Client::perform_once(const Call& call) {
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
 
+  // Over https the body needs no hash of its own (TLS protects it and S3
+  // checks Content-MD5), which saves a SHA-256 pass over every part; over
+  // plain http the signature covers the body.
   std::string payload = call.payload_sha256;
-  if (payload.empty()) payload = call.body.empty() ? empty_payload_sha256() : to_hex(sha256(call.body));
+  if (payload.empty()) {
+    if (call.body.empty()) {
+      payload = empty_payload_sha256();
+    } else if (endpoint_.scheme == "https") {
+      payload = kUnsignedPayload;
+    } else {
+      payload = to_hex(sha256(call.body));
+    }
+  }
   std::vector<std::string> extra = call.headers;
   // No "Expect: 100-continue" round trip per part: check_access() has
   // already found out whether the server takes our requests.
@@ -275,8 +286,8 @@ cli::Status S3Client::check_access(std::string_view key) {
   return answer_error("cannot use the bucket", key, *r);
 }
 
-cli::Result<std::string> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata) {
-  auto md5sum = md5(body);
+cli::Result<std::string> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata,
+                                       const Md5Digest& md5sum) {
   Call call;
   call.method = "PUT";
   call.key = std::string(key);
@@ -307,8 +318,7 @@ cli::Result<std::string> S3Client::create_multipart(std::string_view key, const 
 }
 
 cli::Result<std::string> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                                std::string_view body) {
-  auto md5sum = md5(body);
+                                                std::string_view body, const Md5Digest& md5sum) {
   Call call;
   call.method = "PUT";
   call.key = std::string(key);

@@ -62,11 +62,13 @@ class S3Client {
   // Fails fast, naming the cause, when the bucket is missing, the credentials
   // are wrong or the endpoint cannot be reached; fine when only the key is absent.
   cli::Status check_access(std::string_view key);
-  // Single PUT; answers the ETag.
-  cli::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata);
+  // Single PUT; answers the ETag. body_md5 (the caller has it already) goes
+  // as Content-MD5, which S3 checks.
+  cli::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata,
+                               const Md5Digest& body_md5);
   cli::Result<std::string> create_multipart(std::string_view key, const S3Metadata& metadata);
   cli::Result<std::string> upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                       std::string_view body);
+                                       std::string_view body, const Md5Digest& body_md5);
   cli::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
                                               const std::vector<std::string>& part_etags);
   cli::Status abort_multipart(std::string_view key, std::string_view upload_id);

@@ -54,6 +54,7 @@ std::string s3_uri(std::string_view bucket, std::string_view key);
 // The payload hash S3 requires as x-amz-content-sha256 (libcurl 7.88 hashes
 // the body for the signature but does not send the header).
 std::string empty_payload_sha256();
+inline constexpr const char* kUnsignedPayload = "UNSIGNED-PAYLOAD";
 // Header lines of one request: x-amz-content-sha256, the session token,
 // user metadata as x-amz-meta-<name>, then extra lines as given.
 std::vector<std::string> s3_headers(std::string_view payload_sha256_hex, const S3Credentials& creds,

@@ -49,7 +49,7 @@ cli::Status S3Sink::fail(cli::Error e) {
 cli::Status S3Sink::write(std::string_view data) {
   if (done_) return cli::make_error(ErrorKind::Failed, "write after the upload ended", uri());
   sha_.update(data);
-  whole_md5_.update(data);
+  if (!options_.sha256_metadata_key.empty()) whole_md5_.update(data);
   bytes_ += data.size();
   while (!data.empty()) {
     std::size_t n = std::min(part_size_ - buffer_.size(), data.size());
@@ -74,7 +74,7 @@ cli::Status S3Sink::flush_part() {
                            "give the expected size so that the part size grows");
   }
   auto digest = md5(buffer_);
-  auto etag = client_->upload_part(key_, upload_id_, number, buffer_);
+  auto etag = client_->upload_part(key_, upload_id_, number, buffer_, digest);
   if (!etag) return std::move(etag).error();
   if (*etag != to_hex(digest)) {
     return cli::make_error(ErrorKind::Failed,
@@ -100,8 +100,10 @@ cli::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& e
     return mismatch("it holds " + std::to_string(info.size) + " bytes, " + std::to_string(bytes_) + " were written");
   }
   // A copy onto itself (for the metadata) may turn a multipart ETag into the
-  // MD5 of the whole object, as AWS does for some copies; both prove the bytes.
-  std::string whole = to_hex(whole_md5_.finish());
+  // MD5 of the whole object, as AWS does for some copies; both prove the
+  // bytes. (The whole MD5 is only kept when such a copy can happen.)
+  bool copied = !options_.sha256_metadata_key.empty() && !upload_id_.empty();
+  std::string whole = copied ? to_hex(whole_md5_.finish()) : expected_etag;
   if (info.etag != expected_etag && info.etag != whole) {
     return mismatch("its ETag is \"" + info.etag + "\", expected \"" + expected_etag + "\"");
   }
@@ -121,8 +123,9 @@ cli::Status S3Sink::commit() {
   std::string expected;
   int parts = 0;
   if (upload_id_.empty()) {
-    expected = single_etag(md5(buffer_));
-    auto etag = client_->put(key_, buffer_, metadata);
+    auto digest = md5(buffer_);
+    expected = single_etag(digest);
+    auto etag = client_->put(key_, buffer_, metadata, digest);
     if (!etag) return fail(std::move(etag).error());
     object_written_ = true;
     if (*etag != expected) {

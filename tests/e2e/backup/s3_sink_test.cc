@@ -264,3 +264,56 @@ TEST_CASE("https is verified: a plain-http server behind an https URL fails as T
   auto e = fails_fast(loc, s3_credentials());
   CHECK(e.kind == cli::ErrorKind::CannotConnect);
 }
+
+TEST_CASE("https with a certificate of an unknown CA is refused; with that CA given, uploads work (unsigned payload)") {
+  // A second versitygw of the test's own, serving TLS with a self-signed
+  // certificate for 127.0.0.1.
+  char tmpl[] = "/tmp/s3-tls-test.XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  std::string dir = tmpl;
+  std::filesystem::create_directories(dir + "/root/tls-bucket");
+  auto cert = e2e::run({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                        "/CN=s3-tls-test", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", dir + "/tls.key",
+                        "-out", dir + "/tls.crt"});
+  REQUIRE_MESSAGE(cert.rc == 0, cert.err);
+  int port = free_port();
+  ::setenv("ROOT_ACCESS_KEY", e2e::var("TESTENV_S3_ACCESS_KEY").c_str(), 1);
+  ::setenv("ROOT_SECRET_KEY", e2e::var("TESTENV_S3_SECRET_KEY").c_str(), 1);
+  {
+    Child gw({e2e::var("TESTENV_S3_BIN") + "/versitygw", "--port", "127.0.0.1:" + std::to_string(port), "--cert",
+              dir + "/tls.crt", "--key", dir + "/tls.key", "--quiet", "posix", dir + "/root"},
+             dir + "/versitygw.log");
+    ::unsetenv("ROOT_ACCESS_KEY");
+    ::unsetenv("ROOT_SECRET_KEY");
+    backup::S3Location loc;
+    loc.endpoint = "https://127.0.0.1:" + std::to_string(port);
+    loc.bucket = "tls-bucket";
+    loc.force_path_style = true;
+    bool up = false;
+    for (int i = 0; i < 50 && !up; ++i) {
+      up = e2e::run({"curl", "-s", "-o", "/dev/null", "--cacert", dir + "/tls.crt", loc.endpoint + "/"}).rc == 0;
+      if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    REQUIRE_MESSAGE(up, "versitygw with TLS did not start; see " << dir << "/versitygw.log");
+
+    auto e = fails_fast(loc, s3_credentials());
+    CHECK(e.kind == cli::ErrorKind::CannotConnect);
+    CHECK(e.reason == "TLSFailed");
+    CHECK(e.one_line().find("TLS failed") != std::string::npos);
+
+    loc.ca_file = dir + "/tls.crt";
+    backup::S3SinkOptions o;
+    o.part_size = backup::kS3MinPartSize;
+    o.sha256_metadata_key = "etcd-snapshot-sha256";
+    std::string data = pattern((5u << 20) + 777, 9);
+    auto sink = must(backup::S3Sink::create(loc, s3_credentials(), "over/tls.db", o), "create over https");
+    must(stream(*sink, data), "write");
+    must(sink->commit(), "commit");
+    CHECK(sink->result().parts == 2);
+    std::ifstream f(dir + "/root/tls-bucket/over/tls.db", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    CHECK(ss.str() == data);
+  }
+  std::filesystem::remove_all(dir);
+}
