@@ -120,7 +120,20 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
 
   cli::Error last;
   bool uid_written = false;
-  for (const auto& cand : candidates) {
+  for (auto& cand : candidates) {
+    // A follower may lag behind the leader. A linearizable read on it first
+    // (etcd's ReadIndex) makes it apply everything committed so far, so the
+    // snapshot holds every write acknowledged before the backup began, and
+    // the read's revision is a true lower bound of the snapshot's.
+    etcd::RangeOptions barrier;
+    barrier.count_only = true;
+    auto read = client.range_at(cand.endpoint, "/", barrier);
+    if (!read) {
+      last = std::move(read).error();
+      out.passed_over.push_back(cand.endpoint + ": " + last.one_line());
+      continue;
+    }
+    cand.status.header.revision = std::max(cand.status.header.revision, read->header.revision);
     std::unique_ptr<S3Sink> s3;
     std::unique_ptr<FileSink> file;
     std::vector<Sink*> sinks;
@@ -150,8 +163,10 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       sinks.push_back(file.get());
     }
     FanoutSink fan(sinks);
+    // The S3 sink hashes what it stores anyway; hash here only without it.
     HashingSink hashing(&fan);
-    WatchedSink watched(hashing);
+    Sink& head = s3 ? static_cast<Sink&>(fan) : hashing;
+    WatchedSink watched(head);
     etcd::SnapshotProgress progress;
     if (req.progress) {
       progress = [&](std::uint64_t done, std::uint64_t total) { req.progress(cand.endpoint, done, total); };
@@ -163,7 +178,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       out.revision = cand.status.header.revision;
       out.bytes = info->bytes;
       out.sha256 = info->sha256;
-      out.stored_sha256 = hashing.hex();
+      out.stored_sha256 = s3 ? s3->result().sha256 : hashing.hex();
       if (s3) {
         out.s3 = s3->result();
         out.destinations.push_back(s3->uri());

@@ -4,7 +4,8 @@
 //
 // A healthy voting member is chosen (status answers without errors, not a
 // learner; followers before the leader, to keep load off it) and, should its
-// stream fail, the next one. The snapshot's SHA-256 trailer is verified
+// stream fail, the next one. A linearizable read on it first makes sure it
+// has applied every write acknowledged before the backup began. The snapshot's SHA-256 trailer is verified
 // (lib/etcd) before any destination commits; the file is written atomically
 // with mode 0600; the S3 object is read back before it counts. A failure
 // leaves no partial file and no multipart upload behind. Artefacts are named
@@ -51,7 +52,7 @@ struct StreamBackupRequest {
 struct StreamBackupResult {
   std::string endpoint;         // the member the snapshot came from
   std::uint64_t member_id = 0;
-  std::int64_t revision = 0;    // the member's revision just before: the snapshot holds at least this
+  std::int64_t revision = 0;    // the member's revision after a linearizable read: the snapshot holds at least this
   std::uint64_t bytes = 0;      // db and its 32-byte trailer, as etcdctl saves it
   std::string sha256;           // hex, etcd's verified trailer (SHA-256 of the db)
   std::string stored_sha256;    // hex, of all bytes stored (sha256sum of the file or object)
