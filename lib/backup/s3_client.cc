@@ -209,7 +209,8 @@ cli::Result<S3Response> S3Client::perform_once(const Call& call) {
 
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && x.stopped)) return resp;
   cli::Error e;
-  e.object = "S3 endpoint \"" + location_.endpoint + "\"";
+  // Named as the object it was for and where it was sent: either can be the mistake.
+  e.object = uri(call.key) + " at \"" + location_.endpoint + "\"";
   std::string what = curl_easy_strerror(rc);
   switch (rc) {
     case CURLE_COULDNT_RESOLVE_HOST:

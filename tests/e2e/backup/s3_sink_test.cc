@@ -243,7 +243,7 @@ TEST_CASE("a wrong endpoint (nothing listening) fails fast: cannot connect") {
   loc.force_path_style = true;
   auto e = fails_fast(loc, s3_credentials());
   CHECK(e.kind == cli::ErrorKind::CannotConnect);
-  CHECK(e.one_line().rfind("S3 endpoint \"" + loc.endpoint + "\": cannot connect: ", 0) == 0);
+  CHECK(e.one_line().rfind("s3://b/k/x.db at \"" + loc.endpoint + "\": cannot connect: ", 0) == 0);
   CHECK(e.one_line().find("check the S3 endpoint URL") != std::string::npos);
 }
 

@@ -172,26 +172,42 @@ TEST_CASE("a stopped member is passed over; the snapshot comes from a healthy on
   restore_and_check(c, "3.6", r.file, c.dir() + "/restore", 20, 100, rev);
 }
 
-TEST_CASE("a missing bucket fails before etcd is read: no file, no part file, no owner mark in the directory") {
+TEST_CASE("a missing bucket, a bad credential, a wrong endpoint: each fails fast before etcd is read, nothing left") {
   e2e::EtcdCluster c(options("3.5", 1));
   auto cl = client_for(c.client_urls());
   fill(*cl, 5, 100);
-  std::string dir = c.dir() + "/b";
-  std::filesystem::create_directories(dir);
-  auto req = request(c, dir, nullptr);
-  req.s3 = backup::S3Destination{};
-  req.s3->location.endpoint = e2e::var("TESTENV_S3_ENDPOINT");
-  req.s3->location.bucket = e2e::unique_name("no-such-bucket");
-  req.s3->location.force_path_style = true;
-  req.s3->credentials = s3_credentials();
-  bool streamed = false;
-  req.progress = [&](const std::string&, std::uint64_t, std::uint64_t) { streamed = true; };
-  auto r = backup::stream_backup(*cl, req);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::NotFound);
-  CHECK(r.error().one_line().find("NoSuchBucket") != std::string::npos);
-  CHECK_FALSE(streamed);
-  CHECK(std::filesystem::is_empty(dir));
+  Bucket b("stream-fail");
+  struct Case {
+    const char* name;
+    cli::ErrorKind kind;
+    const char* text;
+  };
+  for (const auto& k : {Case{"missing bucket", cli::ErrorKind::NotFound, "NoSuchBucket"},
+                        Case{"bad secret", cli::ErrorKind::PermissionDenied, "SignatureDoesNotMatch"},
+                        Case{"wrong endpoint", cli::ErrorKind::CannotConnect, "cannot connect"}}) {
+    CAPTURE(k.name);
+    std::string dir = c.dir() + "/b-" + std::to_string(static_cast<int>(k.kind));
+    std::filesystem::create_directories(dir);
+    auto req = request(c, dir, &b);
+    if (std::string(k.name) == "missing bucket") req.s3->location.bucket = e2e::unique_name("no-such-bucket");
+    if (std::string(k.name) == "bad secret") req.s3->credentials.secret_access_key = "not-the-secret";
+    if (std::string(k.name) == "wrong endpoint") req.s3->location.endpoint = "http://127.0.0.1:" + std::to_string(free_port());
+    bool streamed = false;
+    req.progress = [&](const std::string&, std::uint64_t, std::uint64_t) { streamed = true; };
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = backup::stream_backup(*cl, req);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    REQUIRE_FALSE(r.ok());
+    MESSAGE(r.error().one_line());
+    CHECK(secs < 3.0);
+    CHECK(r.error().kind == k.kind);
+    CHECK(r.error().one_line().find(k.text) != std::string::npos);
+    CHECK(r.error().one_line().find('\n') == std::string::npos);
+    CHECK(r.error().one_line().find(e2e::var("TESTENV_S3_SECRET_KEY")) == std::string::npos);
+    CHECK_FALSE(streamed);
+    CHECK(std::filesystem::is_empty(dir));  // no file, no part file, no owner mark
+    CHECK(std::filesystem::is_empty(b.dir()));
+  }
 }
 
 TEST_CASE("a local artefact of another cluster is refused and left as it is (E9); our own is replaced") {
