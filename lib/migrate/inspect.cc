@@ -118,14 +118,7 @@ std::string ask_etcd(const EtcdTarget& target, ClusterFacts& facts) {
   if (!client) return client.error().one_line();
   auto list = (*client)->member_list();
   if (!list) return list.error().one_line();
-  auto auth = (*client)->auth_status();
-  if (!auth && auth.error().status == 12 /* UNIMPLEMENTED: etcd 3.4 has no AuthStatus */) {
-    // A login that cannot succeed tells the two states apart without changing
-    // anything: "not enabled" versus "authentication failed".
-    auto probe = (*client)->authenticate("root", "\x01-etcd-migrate-probe");
-    if (!probe && probe.error().reason == etcd::reason::kAuthNotEnabled) auth = false;
-    else if (!probe && probe.error().reason == etcd::reason::kAuthFailed) auth = true;
-  }
+  auto auth = live_auth_enabled(**client);
   if (!auth) return auth.error().one_line();
   facts.cluster_id = etcd::format_member_id(list->header.cluster_id);
   facts.members.clear();
@@ -223,6 +216,50 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     }
   }
   return facts;
+}
+
+}  // namespace migrate
+
+namespace migrate {
+
+cli::Result<bool> live_auth_enabled(etcd::Client& c) {
+  auto auth = c.auth_status();
+  if (auth) return auth;
+  const cli::Error& e = auth.error();
+  // etcd 3.4 has no AuthStatus (gRPC UNIMPLEMENTED, "unknown method").
+  if (e.status != 12 && e.one_line().find("unknown method") == std::string::npos) return auth;
+  // A login that cannot succeed tells the two states apart without changing
+  // anything: "not enabled" versus "authentication failed".
+  auto probe = c.authenticate("root", "\x01-etcd-migrate-probe");
+  if (!probe && probe.error().reason == etcd::reason::kAuthNotEnabled) return false;
+  if (!probe && probe.error().reason == etcd::reason::kAuthFailed) return true;
+  if (!probe && probe.error().reason == "PlaintextCredentials") {
+    // No password goes over plaintext, and plaintext carries no client
+    // certificate: an anonymous user read succeeds only with auth off.
+    auto user = c.user_get("root");
+    if (user || user.error().reason == etcd::reason::kUserNotFound) return false;
+    std::string text = user.error().one_line();
+    if (user.error().kind == cli::ErrorKind::PermissionDenied || text.find("user name is empty") != std::string::npos ||
+        text.find("permission denied") != std::string::npos) {
+      return true;
+    }
+    return user.error();
+  }
+  return auth;
+}
+
+etcd::Config cluster_config(const std::vector<EtcdTarget>& targets) {
+  etcd::Config config;
+  if (targets.empty()) return config;
+  config = targets.front().config;
+  config.endpoints.clear();
+  config.tls.server_name.clear();
+  for (const auto& t : targets) {
+    const std::string& ep = t.config.endpoints.front();
+    config.endpoints.push_back(ep);
+    if (!t.config.tls.server_name.empty()) config.tls.server_names[ep] = t.config.tls.server_name;
+  }
+  return config;
 }
 
 }  // namespace migrate

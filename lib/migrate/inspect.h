@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "etcd/client.h"
 #include "etcd/config.h"
 #include "kube/client.h"
 #include "migrate/facts.h"
@@ -40,5 +41,17 @@ std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inve
 
 ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& legacy, const Inventory& inventory,
                              const InspectOptions& options);
+
+}  // namespace migrate
+
+namespace migrate {
+
+// Whether auth is on in etcd (AuthStatus; on etcd 3.4, which lacks it, a
+// login probe that cannot succeed).
+cli::Result<bool> live_auth_enabled(etcd::Client& c);
+
+// One configuration reaching every target (each endpoint verified as its
+// own member's DNS name), for calls that fan out or fail over.
+etcd::Config cluster_config(const std::vector<EtcdTarget>& targets);
 
 }  // namespace migrate

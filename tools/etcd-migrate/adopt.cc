@@ -1,10 +1,17 @@
 #include "adopt.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
 #include <memory>
 
 #include "cli/kube_flags.h"
 #include "cli/render.h"
 #include "migrate/adoption_plan.h"
+#include "migrate/apply.h"
 #include "migrate/plan_text.h"
 #include "migrate/request.h"
 #include "operator/names.h"
@@ -12,6 +19,41 @@
 namespace tools {
 
 namespace {
+
+std::atomic<int> g_stop{0};
+
+extern "C" void on_signal(int sig) { g_stop.store(sig); }
+
+// SIGINT/SIGTERM end the run cleanly between two steps (the call in flight
+// finishes); a second signal falls back to the default and ends it at once.
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// §11.1 with cli.md: ask only on a terminal; without one, --yes is required.
+int confirm(cli::Program& program, const migrate::AdoptionPlan& plan, bool yes) {
+  size_t adoptable = 0;
+  for (const auto& c : plan.clusters) adoptable += c.action == migrate::ClusterAction::Adopt ? 1 : 0;
+  if (yes) return 0;
+  if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+    program.diag->error("refusing to --apply without confirmation: no terminal to ask on; pass --yes");
+    return 3;
+  }
+  std::cerr << "Adopt " << adoptable << " cluster(s) as planned above? Pods are never restarted. Type \"yes\": "
+            << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (answer != "yes" && answer != "y") {
+    program.diag->error("not confirmed: nothing was changed");
+    return 3;
+  }
+  return 0;
+}
 
 int fail(cli::Program& program, const cli::Error& e) {
   program.diag->error(e);
@@ -28,11 +70,6 @@ int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool 
   if (!format) return fail(program, format.error());
   auto valid = migrate::validate(request);
   if (!valid) return fail(program, valid.error());
-  if (request.apply) {
-    // E16: a mode that does not exist yet is a usage error, never a pretence.
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "--apply is not available in this version yet", {},
-                                         "run without --apply to see the plan"));
-  }
   auto client = cli::connect_kube(request.kube, diag);
   if (!client) return fail(program, client.error());
   auto plan = migrate::plan_adoption(**client, request, *valid, [&diag](const std::string& line) { diag.note(line); });
@@ -42,13 +79,38 @@ int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool 
     diag.verbose("kubernetes API: " + std::to_string(stats.requests) + " requests over " +
                  std::to_string(stats.connections) + " connections");
   }
-  if (*format == cli::Format::Table || *format == cli::Format::Wide) {
+  bool text = *format == cli::Format::Table || *format == cli::Format::Wide;
+  if (!request.apply || plan->nothing_to_migrate()) {
+    *program.out << (text ? migrate::plan_text(*plan) : cli::render(migrate::to_json(*plan), cli::View{}, *format));
+    program.out->flush();
+    return migrate::dry_run_exit_code(*plan);
+  }
+  if (text) {
     *program.out << migrate::plan_text(*plan);
+    program.out->flush();
+  }
+  if (int rc = confirm(program, *plan, request.yes); rc != 0) return rc;
+  install_signal_handlers();
+  migrate::ApplyHooks hooks;
+  hooks.stop = &g_stop;
+  hooks.progress = [&diag](const std::string& line) { diag.note(line); };
+  // A test seam for crash tests: ETCD_MIGRATE_TEST_KILL_AFTER=<step> (or
+  // <ns>/<name>:<step>) kills the process right after that step.
+  if (const char* kill_after = std::getenv("ETCD_MIGRATE_TEST_KILL_AFTER"); kill_after != nullptr && *kill_after) {
+    std::string target = kill_after;
+    hooks.after_step = [target](const std::string& cluster, const std::string& step) {
+      if (target == step || target == cluster + ":" + step) std::raise(SIGKILL);
+    };
+  }
+  migrate::ApplyReport report = migrate::apply_plan(**client, *plan, request, *valid, hooks);
+  if (text) {
+    *program.out << migrate::apply_text(report);
   } else {
-    *program.out << cli::render(migrate::to_json(*plan), cli::View{}, *format);
+    nlohmann::ordered_json doc = {{"plan", migrate::to_json(*plan)}, {"result", migrate::to_json(report)}};
+    *program.out << cli::render(doc, cli::View{}, *format);
   }
   program.out->flush();
-  return migrate::dry_run_exit_code(*plan);
+  return migrate::apply_exit_code(report);
 }
 
 }  // namespace
@@ -119,7 +181,9 @@ void setup_adopt_command(CLI::App& sub, cli::Action& action, cli::Program& progr
                "Remove the legacy operator's webhook configurations once no legacy cluster is left un-adopted")
       ->group(lg);
 
-  sub.footer("Without --apply the plan is printed and nothing changes (exit 0, or 3 when a plan is blocked).");
+  sub.footer("Without --apply the plan is printed and nothing changes (exit 0, or 3 when a plan is blocked).\n"
+             "With --apply each cluster runs its own resumable pipeline; re-run the same command after any\n"
+             "interruption to finish (exit 0 all adopted, 5 some, 3 all blocked, 1 failed, 130/143 interrupted).");
   sub.callback([&action, &program, request, all_namespaces] {
     action = [&program, request, all_namespaces] { return run_adopt(program, *request, *all_namespaces); };
   });

@@ -1,0 +1,736 @@
+#include "migrate/apply.h"
+
+#include <openssl/rand.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "backup/stream_backup.h"
+#include "cli/outcome.h"
+#include "etcd/client.h"
+#include "etcd/errors.h"
+#include "etcd/member_id.h"
+#include "kube/base64.h"
+#include "migrate/inspect.h"
+#include "migrate/ownership.h"
+#include "operator/legacy_cluster.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using namespace std::chrono_literals;
+
+const char* outcome_name(ClusterOutcome o) {
+  switch (o) {
+    case ClusterOutcome::Adopted: return "Adopted";
+    case ClusterOutcome::Blocked: return "Blocked";
+    case ClusterOutcome::Failed: return "Failed";
+    case ClusterOutcome::Interrupted: return "Interrupted";
+  }
+  return "Failed";
+}
+
+std::string generate_password() {
+  unsigned char raw[24];
+  if (RAND_bytes(raw, sizeof raw) != 1) return {};
+  std::string b64 = kube::base64_encode(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw));
+  for (char& ch : b64) {
+    if (ch == '+') ch = '-';
+    if (ch == '/') ch = '_';
+  }
+  return b64;
+}
+
+namespace {
+
+// A step failed; carries the one-line reason up to the pipeline.
+struct StepError {
+  std::string step;
+  cli::Error error;
+};
+
+bool is_not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
+bool is_conflict(const cli::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
+bool is_exists(const cli::Error& e) { return e.reason == "AlreadyExists"; }
+
+std::string annotation(const json& object, std::string_view key) {
+  const json* a = op::find_at(object, "/metadata/annotations");
+  if (a == nullptr || !a->is_object()) return {};
+  return a->value(std::string(key), "");
+}
+
+const json* controller_of(const json& object) {
+  const json* refs = op::find_at(object, "/metadata/ownerReferences");
+  if (refs == nullptr || !refs->is_array()) return nullptr;
+  for (const auto& r : *refs) {
+    if (r.value("controller", false)) return &r;
+  }
+  return nullptr;
+}
+
+class Pipeline {
+ public:
+  Pipeline(kube::Client& client, const AdoptionPlan& plan, size_t index, const AdoptRequest& request,
+           const ValidRequest& valid, const ApplyHooks& hooks)
+      : k_(client),
+        plan_(plan),
+        p_(plan.clusters[index]),
+        legacy_(op::LegacyCluster::from(plan.inventory.clusters[index])),
+        request_(request),
+        valid_(valid),
+        hooks_(hooks) {
+    result_.ns = p_.ns;
+    result_.name = p_.name;
+  }
+
+  ClusterResult run() {
+    if (p_.action != ClusterAction::Adopt) {
+      result_.outcome = p_.action == ClusterAction::Adopted ? ClusterOutcome::Adopted : ClusterOutcome::Blocked;
+      if (p_.action == ClusterAction::Adopted) result_.steps.push_back("adopted by an earlier run");
+      return result_;
+    }
+    try {
+      run_steps();
+      result_.outcome = ClusterOutcome::Adopted;
+    } catch (const Stop&) {
+      result_.outcome = ClusterOutcome::Interrupted;
+      restore_auth_if_needed();
+    } catch (const StepError& e) {
+      result_.outcome = ClusterOutcome::Failed;
+      result_.error = e.step + ": " + e.error.one_line();
+      restore_auth_if_needed();
+    }
+    return result_;
+  }
+
+ private:
+  struct Stop {};
+
+  void progress(const std::string& what) {
+    if (hooks_.progress) hooks_.progress(p_.ns + "/" + p_.name + ": " + what);
+  }
+  void check_stop() {
+    if (hooks_.stop != nullptr && hooks_.stop->load() != 0) throw Stop{};
+  }
+  void done(const std::string& step, bool acted) {
+    result_.steps.push_back(step + (acted ? ": done" : ": already done"));
+    if (acted) progress(step + " done");
+    if (hooks_.after_step) hooks_.after_step(p_.ns + "/" + p_.name, step);
+    check_stop();
+  }
+  [[noreturn]] void fail(const std::string& step, cli::Error e) { throw StepError{step, std::move(e)}; }
+  template <class T>
+  T must(const std::string& step, cli::Result<T> r) {
+    if (!r) fail(step, std::move(r).error());
+    return std::move(*r);
+  }
+
+  void run_steps() {
+    check_stop();
+    bool pods_reowned = pods_have_new_owner();
+    // D4: what could fail later is checked before auth is touched.
+    if (!request_.backup_dir.empty() && !pods_reowned) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(request_.backup_dir, ec) || ::access(request_.backup_dir.c_str(), W_OK) != 0) {
+        fail("prerequisites", cli::make_error(cli::ErrorKind::Refused, "is not a writable directory",
+                                              "--backup-dir " + request_.backup_dir, "create it first"));
+      }
+    }
+    root_secret();
+    if (!pods_reowned) {
+      auth_step();
+      backup_step();
+    } else {
+      result_.backup = "not taken again: the pods already belong to the new EtcdCluster (E9)";
+      done("auth", false);
+    }
+    std::string cluster_uid = cluster_step();
+    auto member_uids = members_step(cluster_uid);
+    headless_step(member_uids);
+    statefulset_step(cluster_uid);
+    leftovers_step();
+    reown_step(member_uids);
+    service_step(cluster_uid);
+    legacy_delete_step();
+    // Once the pods belong to the new cluster there is nothing left to undo.
+    auth_disabled_by_us_ = false;
+  }
+
+  // --- prerequisites and credentials ------------------------------------------
+  bool pods_have_new_owner() {
+    if (p_.member_names.empty()) return false;
+    for (const auto& m : p_.member_names) {
+      const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
+      const json* ctrl = pod != nullptr ? controller_of(*pod) : nullptr;
+      if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
+    }
+    return true;
+  }
+
+  std::string secret_password(const json& secret) {
+    const json* data = op::find_at(secret, "/data");
+    if (data == nullptr || !data->contains("password") || !(*data)["password"].is_string()) return {};
+    auto decoded = kube::base64_decode((*data)["password"].get<std::string>());
+    return decoded ? *decoded : std::string();
+  }
+
+  void root_secret() {
+    if (!p_.spec_auth) return;
+    const std::string step = "root-credentials";
+    auto existing = k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name);
+    if (existing) {
+      password_ = secret_password(*existing);
+      if (password_.empty()) {
+        fail(step, cli::make_error(cli::ErrorKind::Refused, "has no password", "secret \"" + p_.ns + "/" + p_.root_secret_name + "\"",
+                                   "give it a non-empty password key, or delete it to have one generated"));
+      }
+      done(step, false);
+      return;
+    }
+    if (!is_not_found(existing.error())) fail(step, existing.error());
+    if (!p_.root_secret) {
+      fail(step, cli::make_error(cli::ErrorKind::Refused, "does not exist", "secret \"" + p_.ns + "/" + p_.root_secret_name + "\"",
+                                 "create it with a password key (--auth-secret)"));
+    }
+    json secret = *p_.root_secret;
+    std::string generated = generate_password();
+    if (generated.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "no randomness for a password"));
+    secret["stringData"]["password"] = generated;
+    auto created = k_.create(kube::resources::secrets, p_.ns, secret);
+    if (!created && !is_exists(created.error())) fail(step, created.error());
+    // Created now or by a concurrent run: the stored password is the one that counts.
+    auto stored = must(step, k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name));
+    password_ = secret_password(stored);
+    if (password_.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "has no password after its creation"));
+    done(step, true);
+  }
+
+  // --- etcd -----------------------------------------------------------------------
+  etcd::Client& etcd_client() {
+    if (etcd_) return *etcd_;
+    const std::string step = "connect to etcd";
+    auto tls = legacy_tls(k_, legacy_);
+    if (!tls) fail(step, tls.error());
+    targets_ = etcd_targets(legacy_, plan_.inventory, *tls, InspectOptions{});
+    if (targets_.empty()) fail(step, cli::make_error(cli::ErrorKind::CannotConnect, "no Ready member pod to dial"));
+    etcd::Config config = cluster_config(targets_);
+    config.call_timeout = 10s;
+    etcd_ = must(step, etcd::Client::create(config));
+    return *etcd_;
+  }
+
+  void auth_step() {
+    if (!p_.live_auth && !p_.spec_auth) return;
+    const std::string step = "auth";
+    etcd::Client& c = etcd_client();
+    bool enabled = must(step, live_auth_enabled(c));
+    bool acted = false;
+    if (enabled) {
+      if (auto s = c.auth_disable(); !s) fail(step, s.error());
+      auth_disabled_by_us_ = true;
+      acted = true;
+    }
+    if (p_.spec_auth) {
+      // E2: the password cannot be read back, so replacing root is the
+      // idempotent form; a kill between delete and add leaves no root and
+      // auth off, and the re-run adds it.
+      if (auto s = c.user_delete("root"); !s && s.error().reason != etcd::reason::kUserNotFound) fail(step, s.error());
+      if (auto s = c.user_add("root", password_); !s) fail(step, s.error());
+      if (auto s = c.user_grant_role("root", "root"); !s) fail(step, s.error());
+      acted = true;
+      result_.auth = "off; root's password is the Secret " + p_.root_secret_name + "'s; the new operator turns auth on";
+    } else {
+      result_.auth = enabled ? "disabled (the legacy spec says enableAuth: false, W20)" : "";
+    }
+    done(step, acted);
+  }
+
+  void restore_auth_if_needed() {
+    if (!auth_disabled_by_us_ || !etcd_) return;
+    auto s = etcd_->auth_enable();
+    if (s) {
+      result_.auth = "re-enabled after the failure (R3)";
+      result_.verdicts.push_back({"R3", "the pipeline stopped after auth was disabled and before the pods changed "
+                                        "owner; auth was re-enabled"});
+    } else {
+      result_.auth = "OFF: re-enabling it failed: " + s.error().one_line() + "; re-run to finish the adoption";
+    }
+    auth_disabled_by_us_ = false;
+  }
+
+  void backup_step() {
+    const std::string step = "backup";
+    if (request_.skip_backup) {
+      result_.backup = "skipped (--skip-backup)";
+      return;
+    }
+    if (valid_.backup_mode != BackupMode::Stream || request_.backup_dir.empty() || valid_.s3) {
+      fail(step, cli::make_error(cli::ErrorKind::Usage, "only stream backups to --backup-dir are available in this version",
+                                 {}, "use --backup-dir DIR or --skip-backup"));
+    }
+    etcd::Client& c = etcd_client();
+    backup::StreamBackupRequest req;
+    req.ns = p_.ns;
+    req.cluster = p_.name;
+    req.cluster_uid = p_.legacy_uid;
+    for (const auto& t : targets_) req.endpoints.push_back(t.config.endpoints.front());
+    req.dir = request_.backup_dir;
+    auto r = must(step, backup::stream_backup(c, req));
+    result_.backup = r.file + " (" + std::to_string(r.bytes) + " bytes, sha256 " + r.sha256 + ", revision " +
+                     std::to_string(r.revision) + ")";
+    done(step, true);
+  }
+
+  // Facts verify needs, recorded before anything changes owner (E5, E8, E11).
+  ojson adoption_facts() {
+    const std::string step = "record adoption facts";
+    ojson facts = {{"legacyUID", p_.legacy_uid}, {"clusterID", p_.cluster_id}};
+    etcd::Client& c = etcd_client();
+    auto head = must(step, c.range("\x01-adoption-revision-probe"));
+    facts["revision"] = head.header.revision;
+    ojson members = ojson::object();
+    for (size_t i = 0; i < p_.member_names.size(); ++i) {
+      const std::string& m = p_.member_names[i];
+      ojson f = {{"memberID", p_.member_statuses[i]["memberID"]}};
+      if (const json* pod = find_object(plan_.inventory.pods, p_.ns, m)) {
+        f["podUID"] = op::string_at(*pod, "/metadata/uid");
+        long long restarts = 0;
+        if (const json* st = op::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
+          for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
+        }
+        f["restarts"] = restarts;
+      }
+      if (const json* pvc = find_object(plan_.inventory.pvcs, p_.ns, op::member_pvc(m))) {
+        f["volumeName"] = op::string_at(*pvc, "/spec/volumeName");
+      }
+      for (const auto& t : targets_) {
+        if (t.pod != m) continue;
+        auto h = c.hash_kv(t.config.endpoints.front(), head.header.revision);
+        if (h) f["hashKV"] = h->hash;
+      }
+      members[m] = f;
+    }
+    facts["members"] = members;
+    ojson revisions = ojson::array();
+    kube::ListOptions lo;
+    auto list = must(step, k_.list_all(kube::resources::controllerrevisions, p_.ns, lo));
+    for (const auto& cr : list["items"]) {
+      const json* ctrl = controller_of(cr);
+      if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
+        revisions.push_back(op::string_at(cr, "/metadata/name"));
+      }
+    }
+    facts["controllerRevisions"] = revisions;
+    return facts;
+  }
+
+  // --- new objects ------------------------------------------------------------------
+  std::string cluster_step() {
+    const std::string step = "etcdcluster";
+    auto existing = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
+    json cluster;
+    bool acted = false;
+    if (existing) {
+      cluster = *existing;
+    } else {
+      if (!is_not_found(existing.error())) fail(step, existing.error());
+      json object = json(p_.cluster);
+      object["metadata"]["annotations"][std::string(op::kAnnAdoption)] = adoption_facts().dump();
+      auto created = k_.create(op::resources::etcdclusters, p_.ns, object);
+      if (!created && !is_exists(created.error())) fail(step, created.error());
+      cluster = created ? *created : must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
+      acted = true;
+    }
+    // D10: only our own object for this legacy cluster.
+    if (annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
+      fail(step, cli::make_error(cli::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
+                                 "etcdcluster \"" + p_.ns + "/" + p_.name + "\"", "B17: it is not ours to adopt into"));
+    }
+    // Status prefill (§8.3), re-read and re-decided on a conflict.
+    for (int attempt = 0; op::string_at(cluster, "/status/clusterID").empty(); ++attempt) {
+      json updated = cluster;
+      updated["status"] = json(p_.cluster_status);
+      kube::ReplaceOptions ro;
+      ro.subresource = "status";
+      auto r = k_.replace(op::resources::etcdclusters, p_.ns, updated, ro);
+      if (r) {
+        cluster = *r;
+        acted = true;
+        break;
+      }
+      if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+      cluster = must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
+    }
+    std::string id = op::string_at(cluster, "/status/clusterID");
+    if (id != p_.cluster_id) {
+      fail(step, cli::make_error(cli::ErrorKind::Refused, "records cluster ID " + id + " but etcd reports " + p_.cluster_id,
+                                 "etcdcluster \"" + p_.ns + "/" + p_.name + "\""));
+    }
+    cluster_ = cluster;
+    done(step, acted);
+    return op::string_at(cluster, "/metadata/uid");
+  }
+
+  std::vector<std::pair<std::string, std::string>> members_step(const std::string& cluster_uid) {
+    const std::string step = "etcdmembers";
+    std::vector<std::pair<std::string, std::string>> uids;
+    bool acted = false;
+    for (size_t i = 0; i < p_.members.size(); ++i) {
+      const std::string& m = p_.member_names[i];
+      json member = json(p_.members[i]);
+      member["metadata"]["ownerReferences"][0]["uid"] = cluster_uid;
+      auto got = k_.get(op::resources::etcdmembers, p_.ns, m);
+      if (!got) {
+        if (!is_not_found(got.error())) fail(step, got.error());
+        auto created = k_.create(op::resources::etcdmembers, p_.ns, member);
+        if (!created && !is_exists(created.error())) fail(step, created.error());
+        got = created ? std::move(created) : k_.get(op::resources::etcdmembers, p_.ns, m);
+        if (!got) fail(step, got.error());
+        acted = true;
+      }
+      json live = *got;
+      const json* ctrl = controller_of(live);
+      if (ctrl == nullptr || ctrl->value("uid", "") != cluster_uid) {
+        fail(step, cli::make_error(cli::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
+                                   "etcdmember \"" + p_.ns + "/" + m + "\"", "B17: it is not ours to take over"));
+      }
+      for (int attempt = 0; op::string_at(live, "/status/memberID").empty(); ++attempt) {
+        json updated = live;
+        updated["status"] = json(p_.member_statuses[i]);
+        kube::ReplaceOptions ro;
+        ro.subresource = "status";
+        auto r = k_.replace(op::resources::etcdmembers, p_.ns, updated, ro);
+        if (r) {
+          live = *r;
+          acted = true;
+          break;
+        }
+        if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+        live = must(step, k_.get(op::resources::etcdmembers, p_.ns, m));
+      }
+      uids.push_back({m, op::string_at(live, "/metadata/uid")});
+    }
+    done(step, acted);
+    return uids;
+  }
+
+  // --- the legacy objects -------------------------------------------------------------
+  void headless_step(const std::vector<std::pair<std::string, std::string>>& member_uids) {
+    const std::string step = "headless-service";
+    bool acted = false;
+    for (int attempt = 0;; ++attempt) {
+      auto svc = k_.get(kube::resources::services, p_.ns, p_.headless_service);
+      if (!svc) {
+        if (is_not_found(svc.error())) break;  // collected after an earlier complete run
+        fail(step, svc.error());
+      }
+      json refs = headless_owner_references(*svc, member_uids);
+      if ((*svc)["metadata"].value("ownerReferences", json::array()) == refs) break;
+      json updated = *svc;
+      updated["metadata"]["ownerReferences"] = refs;
+      auto r = k_.replace(kube::resources::services, p_.ns, updated);
+      if (r) {
+        acted = true;
+        break;
+      }
+      if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+    }
+    done(step, acted);
+  }
+
+  void statefulset_step(const std::string&) {
+    const std::string step = "statefulset";
+    auto sts = k_.get(kube::resources::statefulsets, p_.ns, p_.name);
+    bool acted = false;
+    if (sts) {
+      kube::DeleteOptions o;
+      o.propagation = kube::Propagation::Orphan;
+      o.precondition_uid = op::string_at(*sts, "/metadata/uid");
+      auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
+      if (!r && !is_not_found(r.error())) fail(step, r.error());
+      acted = true;
+    } else if (!is_not_found(sts.error())) {
+      fail(step, sts.error());
+    }
+    // Only once it is gone have the pods lost its owner reference.
+    if (auto s = k_.wait_deleted(kube::resources::statefulsets, p_.ns, p_.name, 120s); !s) fail(step, s.error());
+    done(step, acted);
+  }
+
+  void leftovers_step() {
+    const std::string step = "legacy-leftovers";
+    bool acted = false;
+    // E8: the StatefulSet's ControllerRevisions, by the names recorded.
+    json facts = json::parse(annotation(cluster_, op::kAnnAdoption), nullptr, false);
+    std::vector<std::pair<const kube::Resource*, std::string>> todo;
+    if (facts.is_object()) {
+      for (const auto& name : facts.value("controllerRevisions", json::array())) {
+        todo.push_back({&kube::resources::controllerrevisions, name.get<std::string>()});
+      }
+    }
+    todo.push_back({&kube::resources::configmaps, op::legacy_cluster_state_configmap(p_.name)});
+    todo.push_back({&kube::resources::poddisruptionbudgets, p_.name});
+    for (const auto& [r, name] : todo) {
+      if (r == &kube::resources::poddisruptionbudgets) {
+        // The operator creates its own PDB of that name later: only the legacy one goes.
+        auto pdb = k_.get(*r, p_.ns, name);
+        if (!pdb) {
+          if (is_not_found(pdb.error())) continue;
+          fail(step, pdb.error());
+        }
+        const json* ctrl = controller_of(*pdb);
+        if (ctrl != nullptr && ctrl->value("apiVersion", "") == op::kApiVersion) continue;
+      }
+      auto res = k_.remove(*r, p_.ns, name);
+      if (res) acted = true;
+      else if (!is_not_found(res.error())) fail(step, res.error());
+    }
+    done(step, acted);
+  }
+
+  void reown_step(const std::vector<std::pair<std::string, std::string>>& member_uids) {
+    const std::string step = "pods-and-pvcs";
+    bool acted = false;
+    for (const auto& [m, uid] : member_uids) {
+      for (auto [r, name, role] : {std::tuple{&kube::resources::pods, m, true},
+                                   std::tuple{&kube::resources::persistentvolumeclaims, op::member_pvc(m), false}}) {
+        for (int attempt = 0;; ++attempt) {
+          auto obj = must(step, k_.get(*r, p_.ns, name));
+          json patch = reown_patch(obj, p_.name, m, uid, role);
+          if (patch.is_null()) break;
+          // Owner references are replaced wholesale: guard them with the
+          // resourceVersion read; labels are merged key by key.
+          if (patch["metadata"].contains("ownerReferences")) {
+            patch["metadata"]["resourceVersion"] = op::string_at(obj, "/metadata/resourceVersion");
+          }
+          auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Merge, patch);
+          if (res) {
+            acted = true;
+            break;
+          }
+          if (!is_conflict(res.error()) || attempt > 10) fail(step, res.error());
+        }
+      }
+    }
+    done(step, acted);
+  }
+
+  void service_step(const std::string& cluster_uid) {
+    const std::string step = "service";
+    bool acted = false;
+    const std::string& c = p_.name;
+    json native = json(op::native_headless_service(c, p_.ns, cluster_uid));
+    auto svc = k_.get(kube::resources::services, p_.ns, c);
+    if (svc && op::string_at(*svc, "/spec/clusterIP") != "None") {
+      // clusterIP cannot change in place: delete and re-create back to back.
+      kube::DeleteOptions o;
+      o.precondition_uid = op::string_at(*svc, "/metadata/uid");
+      auto r = k_.remove(kube::resources::services, p_.ns, c, o);
+      if (!r && !is_not_found(r.error())) fail(step, r.error());
+      if (auto s = k_.wait_deleted(kube::resources::services, p_.ns, c, 60s); !s) fail(step, s.error());
+      svc = cli::make_error(cli::ErrorKind::NotFound, "deleted");
+    }
+    if (!svc) {
+      if (!is_not_found(svc.error())) fail(step, svc.error());
+      auto created = k_.create(kube::resources::services, p_.ns, native);
+      if (!created && !is_exists(created.error())) fail(step, created.error());
+      acted = true;
+    }
+    if (p_.client_service != c) {
+      // E1: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
+      for (int attempt = 0;; ++attempt) {
+        auto cs = k_.get(kube::resources::services, p_.ns, p_.client_service);
+        if (!cs) {
+          if (is_not_found(cs.error())) break;
+          fail(step, cs.error());
+        }
+        json refs = json::array();
+        for (const auto& r : (*cs)["metadata"].value("ownerReferences", json::array())) {
+          std::string api = r.value("apiVersion", "");
+          if (r.value("kind", "") == op::kKindEtcdCluster) continue;
+          refs.push_back(r);
+        }
+        refs.push_back(json(op::owner_reference(op::kKindEtcdCluster, c, cluster_uid, false)));
+        if ((*cs)["metadata"].value("ownerReferences", json::array()) == refs) break;
+        json updated = *cs;
+        updated["metadata"]["ownerReferences"] = refs;
+        auto r = k_.replace(kube::resources::services, p_.ns, updated);
+        if (r) {
+          acted = true;
+          break;
+        }
+        if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+      }
+    }
+    done(step, acted);
+  }
+
+  void legacy_delete_step() {
+    const std::string step = "legacy-etcdcluster";
+    auto legacy = k_.get(op::resources::legacy_etcdclusters, p_.ns, p_.name);
+    bool acted = false;
+    if (legacy) {
+      if (op::find_at(*legacy, "/metadata/deletionTimestamp") == nullptr) {
+        kube::DeleteOptions o;
+        o.propagation = kube::Propagation::Orphan;
+        o.precondition_uid = p_.legacy_uid;
+        auto r = k_.remove(op::resources::legacy_etcdclusters, p_.ns, p_.name, o);
+        if (!r && !is_not_found(r.error())) fail(step, r.error());
+        acted = true;
+      }
+    } else if (!is_not_found(legacy.error())) {
+      fail(step, legacy.error());
+    }
+    // D18: not awaited; it stays Terminating while the legacy webhooks exist.
+    done(step, acted);
+  }
+
+  kube::Client& k_;
+  const AdoptionPlan& plan_;
+  const ClusterPlan& p_;
+  op::LegacyCluster legacy_;
+  const AdoptRequest& request_;
+  const ValidRequest& valid_;
+  const ApplyHooks& hooks_;
+  ClusterResult result_;
+  std::string password_;
+  std::unique_ptr<etcd::Client> etcd_;
+  std::vector<EtcdTarget> targets_;
+  json cluster_;
+  bool auth_disabled_by_us_ = false;
+};
+
+BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vector<ClusterResult>& clusters) {
+  BackupResult r{b.kind, b.ns, b.name, "", ""};
+  switch (b.action) {
+    case BackupAction::Keep: r.outcome = "kept"; return r;
+    case BackupAction::Wait: r.outcome = "waiting"; return r;
+    case BackupAction::Print: r.outcome = "printed"; return r;
+    case BackupAction::Error: r.outcome = "blocked"; return r;
+    case BackupAction::Create:
+    case BackupAction::Skip: break;
+  }
+  // D14: only for a cluster adopted in this run (or earlier).
+  for (const auto& c : clusters) {
+    if (c.ns == b.ns && c.name == b.cluster && c.outcome != ClusterOutcome::Adopted) {
+      r.outcome = "waiting";
+      r.error = "its cluster was not adopted in this run";
+      return r;
+    }
+  }
+  if (b.action == BackupAction::Create) {
+    auto created = k.create(op::resources::etcdsnapshots, b.ns, json(b.objects.front()));
+    if (!created && !is_exists(created.error())) {
+      r.outcome = "failed";
+      r.error = created.error().one_line();
+      return r;
+    }
+  }
+  kube::DeleteOptions o;
+  o.propagation = kube::Propagation::Background;
+  auto del = k.remove(op::resources::legacy_etcdbackups, b.ns, b.name, o);
+  if (!del && !is_not_found(del.error())) {
+    r.outcome = "failed";
+    r.error = del.error().one_line();
+    return r;
+  }
+  r.outcome = b.action == BackupAction::Create ? "created" : "skipped";
+  return r;
+}
+
+// D18/E25: the legacy webhooks go only once no legacy EtcdCluster anywhere
+// is left un-adopted (each is Terminating with our marker on its successor).
+void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, ApplyReport& report) {
+  auto legacy = k.list_all(op::resources::legacy_etcdclusters, "");
+  if (!legacy) {
+    report.webhooks_note = "kept: cannot list legacy EtcdClusters: " + legacy.error().one_line();
+    return;
+  }
+  auto fresh = k.list_all(op::resources::etcdclusters, "");
+  if (!fresh) {
+    report.webhooks_note = "kept: cannot list EtcdClusters: " + fresh.error().one_line();
+    return;
+  }
+  for (const auto& l : (*legacy)["items"]) {
+    std::string ns = op::string_at(l, "/metadata/namespace"), name = op::string_at(l, "/metadata/name");
+    const json* successor = nullptr;
+    for (const auto& f : (*fresh)["items"]) {
+      if (op::string_at(f, "/metadata/namespace") == ns && op::string_at(f, "/metadata/name") == name) successor = &f;
+    }
+    bool adopted = op::find_at(l, "/metadata/deletionTimestamp") != nullptr && successor != nullptr &&
+                   annotation(*successor, op::kAnnAdoptedFrom) == op::string_at(l, "/metadata/uid");
+    if (!adopted) {
+      report.webhooks_note = "kept: the legacy EtcdCluster " + ns + "/" + name + " is not adopted yet";
+      return;
+    }
+  }
+  for (const auto& w : plan.legacy_webhooks) {
+    auto slash = w.find('/');
+    const kube::Resource& r = w.substr(0, slash) == op::resources::mutating_webhooks.plural
+                                  ? op::resources::mutating_webhooks
+                                  : op::resources::validating_webhooks;
+    auto res = k.remove(r, "", w.substr(slash + 1));
+    if (res || is_not_found(res.error())) report.webhooks_removed.push_back(w);
+    else report.webhooks_note = "removing " + w + " failed: " + res.error().one_line();
+  }
+}
+
+}  // namespace
+
+ApplyReport apply_plan(kube::Client& client, const AdoptionPlan& plan, const AdoptRequest& request,
+                       const ValidRequest& valid, const ApplyHooks& hooks) {
+  ApplyReport report;
+  report.new_controller = plan.new_controller;
+  report.clusters.resize(plan.clusters.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < plan.clusters.size(); i = next++) {
+      report.clusters[i] = Pipeline(client, plan, i, request, valid, hooks).run();
+    }
+  };
+  size_t width = std::min<size_t>(plan.clusters.size(), static_cast<size_t>(std::max(1, request.concurrency)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < width; ++t) pool.emplace_back(worker);
+  if (width > 0) worker();
+  for (auto& t : pool) t.join();
+  if (hooks.stop != nullptr) report.signal = hooks.stop->load();
+  if (report.signal != 0) return report;
+
+  for (const auto* list : {&plan.backups, &plan.schedules}) {
+    for (const auto& b : *list) report.backups.push_back(apply_backup(client, b, report.clusters));
+  }
+  if (plan.legacy_webhooks.empty()) return report;
+  if (request.remove_legacy_webhooks) {
+    remove_webhooks(client, plan, report);
+  } else {
+    std::string names;
+    for (const auto& w : plan.legacy_webhooks) names += " " + w;
+    report.webhooks_note = "the adopted legacy EtcdClusters stay Terminating until the legacy webhook configurations "
+                           "are removed: kubectl delete" + names + " (or re-run with --remove-legacy-webhooks)";
+  }
+  return report;
+}
+
+int apply_exit_code(const ApplyReport& report) {
+  if (report.signal == SIGINT) return 130;
+  if (report.signal == SIGTERM) return 143;
+  std::vector<cli::Outcome> outcomes;
+  for (const auto& c : report.clusters) {
+    outcomes.push_back(c.outcome == ClusterOutcome::Adopted   ? cli::Outcome::Succeeded
+                       : c.outcome == ClusterOutcome::Blocked ? cli::Outcome::Blocked
+                                                              : cli::Outcome::Failed);
+  }
+  for (const auto& b : report.backups) {
+    if (b.outcome == "failed") outcomes.push_back(cli::Outcome::Failed);
+    else if (b.outcome == "blocked") outcomes.push_back(cli::Outcome::Blocked);
+  }
+  return cli::aggregate_exit_code(outcomes);
+}
+
+}  // namespace migrate

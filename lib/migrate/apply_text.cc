@@ -1,0 +1,80 @@
+// The closing output of --apply (adoption.md §11.7 with D3, D18): per
+// cluster outcome, what became of auth and the backup, the legacy objects,
+// and what to do next; text and JSON carry the same facts.
+#include <csignal>
+#include <sstream>
+
+#include "migrate/apply.h"
+#include "migrate/plan_text.h"
+
+namespace migrate {
+
+using ojson = nlohmann::ordered_json;
+
+ojson to_json(const ApplyReport& report) {
+  ojson clusters = ojson::array();
+  for (const auto& c : report.clusters) {
+    ojson j = {{"namespace", c.ns}, {"name", c.name}, {"outcome", outcome_name(c.outcome)}, {"steps", c.steps}};
+    if (!c.error.empty()) j["error"] = c.error;
+    if (!c.auth.empty()) j["auth"] = c.auth;
+    if (!c.backup.empty()) j["backup"] = c.backup;
+    if (!c.verdicts.empty()) j["verdicts"] = to_json(c.verdicts);
+    clusters.push_back(j);
+  }
+  ojson backups = ojson::array();
+  for (const auto& b : report.backups) {
+    ojson j = {{"kind", b.kind}, {"namespace", b.ns}, {"name", b.name}, {"outcome", b.outcome}};
+    if (!b.error.empty()) j["error"] = b.error;
+    backups.push_back(j);
+  }
+  ojson j = {{"kind", "AdoptionResult"}, {"clusters", clusters}, {"backups", backups},
+             {"legacyWebhooksRemoved", report.webhooks_removed}};
+  if (!report.webhooks_note.empty()) j["legacyWebhooks"] = report.webhooks_note;
+  j["interrupted"] = report.signal == 0 ? ojson(nullptr) : ojson(report.signal == SIGINT ? "SIGINT" : "SIGTERM");
+  j["exitCode"] = apply_exit_code(report);
+  return j;
+}
+
+std::string apply_text(const ApplyReport& report) {
+  std::ostringstream out;
+  size_t adopted = 0, blocked = 0, failed = 0, interrupted = 0;
+  out << "\nresult:\n";
+  for (const auto& c : report.clusters) {
+    out << "  EtcdCluster " << c.ns << "/" << c.name << ": " << outcome_name(c.outcome);
+    if (!c.error.empty()) out << ": " << c.error;
+    out << "\n";
+    if (!c.auth.empty()) out << "    auth: " << c.auth << "\n";
+    if (!c.backup.empty()) out << "    backup: " << c.backup << "\n";
+    for (const auto& v : c.verdicts) out << "    " << v.id << ": " << v.message << "\n";
+    switch (c.outcome) {
+      case ClusterOutcome::Adopted: ++adopted; break;
+      case ClusterOutcome::Blocked: ++blocked; break;
+      case ClusterOutcome::Failed: ++failed; break;
+      case ClusterOutcome::Interrupted: ++interrupted; break;
+    }
+  }
+  for (const auto& b : report.backups) {
+    out << "  " << b.kind << " " << b.ns << "/" << b.name << ": " << b.outcome;
+    if (!b.error.empty()) out << ": " << b.error;
+    out << "\n";
+  }
+  out << "\n" << adopted << " adopted, " << blocked << " blocked, " << failed << " failed, " << interrupted
+      << " interrupted\n";
+  if (report.signal != 0) {
+    out << "stopped by " << (report.signal == SIGINT ? "SIGINT" : "SIGTERM")
+        << " after the step in flight: re-run the same command to finish the clusters not adopted\n";
+  } else if (failed > 0) {
+    out << "re-run the same command to finish the failed clusters once their cause is fixed\n";
+  }
+  for (const auto& w : report.webhooks_removed) out << "removed the legacy webhook configuration " << w << "\n";
+  if (!report.webhooks_note.empty()) out << "legacy webhooks: " << report.webhooks_note << "\n";
+  if (adopted > 0) {
+    auto slash = report.new_controller.find('/');
+    out << "NEXT: start the new operator: kubectl -n " << report.new_controller.substr(0, slash)
+        << " scale deployment " << report.new_controller.substr(slash + 1) << " --replicas=1\n";
+  }
+  out << "\n" << crd_notice();
+  return out.str();
+}
+
+}  // namespace migrate
