@@ -22,8 +22,14 @@ using cli::ErrorKind;
 // ends the backup while a member's error moves on to the next member.
 class WatchedSink final : public Sink {
  public:
-  explicit WatchedSink(Sink& next) : next_(next) {}
-  cli::Status write(std::string_view data) override { return note(next_.write(data)); }
+  WatchedSink(Sink& next, const std::function<bool()>& cancelled) : next_(next), cancelled_(cancelled) {}
+  cli::Status write(std::string_view data) override {
+    if (cancelled_ && cancelled_()) {
+      failed_ = true;
+      return cli::make_error(ErrorKind::Interrupted, "backup stopped before it was complete; nothing was kept");
+    }
+    return note(next_.write(data));
+  }
   cli::Status commit() override { return note(next_.commit()); }
   void abort() noexcept override { next_.abort(); }
   bool failed() const { return failed_; }
@@ -34,6 +40,7 @@ class WatchedSink final : public Sink {
     return s;
   }
   Sink& next_;
+  const std::function<bool()>& cancelled_;
   bool failed_ = false;
 };
 
@@ -166,7 +173,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
     // The S3 sink hashes what it stores anyway; hash here only without it.
     HashingSink hashing(&fan);
     Sink& head = s3 ? static_cast<Sink&>(fan) : hashing;
-    WatchedSink watched(head);
+    WatchedSink watched(head, req.cancelled);
     etcd::SnapshotProgress progress;
     if (req.progress) {
       progress = [&](std::uint64_t done, std::uint64_t total) { req.progress(cand.endpoint, done, total); };
@@ -190,7 +197,11 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       return out;
     }
     fan.abort();
-    if (watched.failed()) return std::move(info).error();
+    if (watched.failed()) {
+      auto e = std::move(info).error();
+      if (e.object.empty()) e.object = object;
+      return e;
+    }
     last = std::move(info).error();
     out.passed_over.push_back(cand.endpoint + ": " + last.one_line());
   }

@@ -47,6 +47,9 @@ struct StreamBackupRequest {
   std::optional<S3Destination> s3;     // empty: no upload
   std::optional<etcd::Deadline> deadline;  // for each member's stream; none: as long as it takes
   BackupProgress progress;
+  // Polled between chunks; true stops the stream with ErrorKind::Interrupted,
+  // aborting every destination (SIGINT/SIGTERM: D2's clean stop).
+  std::function<bool()> cancelled;
 };
 
 struct StreamBackupResult {

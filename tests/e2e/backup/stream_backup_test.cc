@@ -232,3 +232,34 @@ TEST_CASE("a local artefact of another cluster is refused and left as it is (E9)
   auto ok = must(backup::stream_backup(*cl, req), "own artefact");
   CHECK(slurp(path).size() == ok.bytes);
 }
+
+TEST_CASE("cancelled mid-stream (SIGINT): Interrupted, no file, no part file, no object, no pending upload") {
+  e2e::EtcdCluster c(options("3.6", 1));
+  auto cl = client_for(c.client_urls());
+  fill(*cl, 100, 256 * 1024);
+  Bucket b("stream-cancel");
+  std::string dir = c.dir() + "/b";
+  std::filesystem::create_directories(dir);
+  auto req = request(c, dir, &b);
+  std::uint64_t seen = 0;
+  req.progress = [&](const std::string&, std::uint64_t done, std::uint64_t) { seen = done; };
+  // After two parts went to S3: a multipart upload is under way.
+  req.cancelled = [&] { return seen > 2 * backup::kS3DefaultPartSize + (1u << 20); };
+  auto r = backup::stream_backup(*cl, req);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == cli::ErrorKind::Interrupted);
+  CHECK(r.error().one_line() == "etcdcluster \"ns1/etcd\": backup stopped before it was complete; nothing was kept");
+  std::string path = dir + "/ns1-etcd-migration.db";
+  CHECK_FALSE(exists(path));
+  CHECK_FALSE(exists(path + ".part"));
+  // Only the owner mark stays: it lets the next run write the artefact.
+  CHECK(slurp(op::snapshot_uid_file(path)) == req.cluster_uid);
+  auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
+  CHECK_FALSE(must(client->head("etcd/ns1-etcd-migration.db"), "head").has_value());
+  auto uploads = e2e::run({"curl", "-sS", "--aws-sigv4", "aws:amz:us-east-1:s3", "-u",
+                           e2e::var("TESTENV_S3_ACCESS_KEY") + ":" + e2e::var("TESTENV_S3_SECRET_KEY"), "-H",
+                           "x-amz-content-sha256: " + backup::to_hex(backup::sha256("")),
+                           e2e::var("TESTENV_S3_ENDPOINT") + "/" + b.name() + "?uploads="});
+  REQUIRE(uploads.rc == 0);
+  CHECK(uploads.out.find("<Upload>") == std::string::npos);
+}
