@@ -20,6 +20,7 @@ cli::Result<std::vector<Finding>> gather_findings(const Target& t, etcd::Client&
   in.members = t.member_objects;
   in.pods = t.pod_objects;
   in.etcd = std::move(list.value());
+  in.operator_state = t.operator_state;
   return check_consistency(in);
 }
 

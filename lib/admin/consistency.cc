@@ -182,6 +182,10 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
       }
     }
   }
+  if (in.operator_state && !in.operator_state->active) {
+    add(finding::kOperatorInactive, Severity::Error, {}, 0,
+        in.operator_state->reason + "; nothing completes pending members, promotions or replacements");
+  }
   if (deadline) {
     add(finding::kDeadlineExceeded, Severity::Error, {}, 0,
         "the progress deadline passed; the operator does nothing until the spec changes");

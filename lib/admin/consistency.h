@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/operator_state.h"
 #include "etcd/types.h"
 
 namespace admin {
@@ -30,6 +31,7 @@ inline constexpr const char* kDormantMember = "DORMANT_MEMBER";
 inline constexpr const char* kReplicasMismatch = "REPLICAS_MISMATCH";
 inline constexpr const char* kHandRenderedPod = "HAND_RENDERED_POD";
 inline constexpr const char* kDeadlineExceeded = "DEADLINE_EXCEEDED";
+inline constexpr const char* kOperatorInactive = "OPERATOR_INACTIVE";
 }  // namespace finding
 
 // decisions.md E18: transient findings are states the operator completes by
@@ -50,6 +52,7 @@ struct ConsistencyInput {
   nlohmann::json members = nlohmann::json::array();  // its EtcdMembers
   nlohmann::json pods = nlohmann::json::array();     // its Pods
   etcd::MemberList etcd;   // a (linearizable) MemberList
+  std::optional<OperatorState> operator_state;  // unset: not judged
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
 };
 

@@ -189,6 +189,7 @@ cli::Result<MemberListReport> member_list(Session& s) {
     in.members = t.member_objects;
     in.pods = t.pod_objects;
     in.etcd = *list;
+    in.operator_state = t.operator_state;
     r.findings = check_consistency(in);
   }
   auto codes_for = [&](const std::string& name, std::uint64_t id) {

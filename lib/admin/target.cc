@@ -343,6 +343,8 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
                              kube::resources::pods.describe(o.ns, o.pod));
     }
   }
+  t.operator_state = operator_state(
+      *kube, o.operator_deployment.empty() ? std::string(op::kDefaultNewController) : o.operator_deployment, o.ns);
   cfg.endpoints = cluster_endpoints(t.members);
   for (const auto& m : t.members) {
     if (!m.endpoint.empty() && o.tls_server_name.empty()) cfg.tls.server_names[m.endpoint] = m.server_name;

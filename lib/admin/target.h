@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/operator_state.h"
 #include "cli/result.h"
 #include "etcd/config.h"
 
@@ -39,6 +40,7 @@ struct TargetOptions {
   std::string connect = "auto";    // auto|direct|port-forward
   std::chrono::milliseconds dial_timeout{5000};
   std::chrono::milliseconds command_timeout{5000};
+  std::string operator_deployment;  // --operator NS/NAME (default: the chart's)
 };
 
 // Reads an environment variable; replaced in tests.
@@ -69,6 +71,7 @@ struct Target {
   nlohmann::json member_objects = nlohmann::json::array();  // EtcdMembers
   nlohmann::json pod_objects = nlohmann::json::array();     // the cluster's Pods
   std::string pod;                // -p: the one member asked for
+  std::optional<OperatorState> operator_state;  // a cluster's operator, judged at resolution
   std::vector<MemberTarget> members;
   etcd::Config config;            // endpoints = voters to send cluster calls to
   bool from_cluster() const { return !cluster.empty(); }

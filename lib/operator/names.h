@@ -89,6 +89,12 @@ inline constexpr std::string_view kSecretPassword = "password";
 inline constexpr std::string_view kRootUser = "root";
 std::string cert_manager_server_secret(std::string_view c);           // <c>-server-tls
 std::string cert_manager_operator_client_secret(std::string_view c);  // <c>-operator-client-tls
+// Whether the operator runs (admin.md 4.1): its leader Lease in the
+// operator's namespace, its Deployment's container and namespace filter.
+inline constexpr std::string_view kOperatorLease = "aa20b3a9.etcd-operator.cozystack.io";
+inline constexpr std::string_view kOperatorContainer = "manager";
+inline constexpr std::string_view kWatchNamespaceEnv = "WATCH_NAMESPACE";
+inline constexpr std::string_view kWatchNamespaceArg = "--watch-namespace";
 // The key health reads (etcdctl endpoint health reads the same).
 inline constexpr std::string_view kHealthKey = "health";
 

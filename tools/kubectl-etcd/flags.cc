@@ -20,6 +20,8 @@ void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output) {
   sub.add_option("--connect", f.connect, "How members are reached: auto|direct|port-forward")
       ->check(CLI::IsMember({"auto", "direct", "port-forward"}))
       ->default_str("auto");
+  sub.add_option("--operator", f.operator_deployment,
+                 "The operator Deployment NS/NAME whose Lease says it runs (default etcd-operator-system/etcd-operator)");
   sub.add_option("--dial-timeout", f.dial_timeout, "Connection budget per member")->default_str("5s");
   sub.add_option("--command-timeout", f.command_timeout, "Budget of one call per member")->default_str("5s");
   if (with_output) cli::add_output_flag(sub, f.output);
@@ -76,6 +78,7 @@ cli::Result<Context> open(const CommonFlags& f, cli::Program& program) {
   o.tls_server_name = f.tls_server_name;
   o.insecure_skip_tls_verify = f.insecure_skip_tls_verify;
   o.connect = f.connect;
+  o.operator_deployment = f.operator_deployment;
   auto dial = cli::parse_duration(f.dial_timeout);
   if (!dial) return std::move(dial).error();
   auto command = cli::parse_duration(f.command_timeout);

@@ -28,6 +28,7 @@ struct CommonFlags {
   std::string dial_timeout = "5s";
   std::string command_timeout = "5s";
   std::string output = "table";
+  std::string operator_deployment;
 };
 
 // Adds the shared flags to a leaf command; `with_output` adds -o too.

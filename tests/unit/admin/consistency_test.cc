@@ -194,6 +194,17 @@ TEST_CASE("the member DNS override annotation changes the peer URL matched") {
   CHECK(admin::check_consistency(in).empty());
 }
 
+TEST_CASE("an inactive operator is a finding; an unjudged one is not") {
+  auto in = converged();
+  CHECK(admin::check_consistency(in).empty());
+  in.operator_state = admin::OperatorState{false, false, "no operator Deployment and no live leader Lease"};
+  auto fs = admin::check_consistency(in);
+  REQUIRE(codes(fs) == std::vector<std::string>{"OPERATOR_INACTIVE"});
+  CHECK(fs[0].message.rfind("no operator Deployment", 0) == 0);
+  in.operator_state = admin::OperatorState{true, true, "unreadable"};
+  CHECK(admin::check_consistency(in).empty());
+}
+
 TEST_CASE("finding JSON carries 16-hex-digit IDs and the severity name") {
   admin::Finding f{"GHOST_MEMBER", admin::Severity::Transient, "m", 0xab, "x"};
   auto j = admin::finding_json(f);

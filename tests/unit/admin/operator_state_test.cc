@@ -1,0 +1,62 @@
+#include "admin/operator_state.h"
+
+#include <doctest/doctest.h>
+
+using nlohmann::json;
+
+namespace {
+
+auto at(int y, int mo, int d, int h, int mi, int s) {
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+json lease(const std::string& holder, const std::string& renew, int duration) {
+  return {{"spec", {{"holderIdentity", holder}, {"renewTime", renew}, {"leaseDurationSeconds", duration}}}};
+}
+
+json deployment(int ready, const std::string& watch = "", bool as_arg = false) {
+  json c = {{"name", "manager"}};
+  if (!watch.empty()) {
+    if (as_arg) {
+      c["args"] = json::array({"--leader-elect", "--watch-namespace=" + watch});
+    } else {
+      c["env"] = json::array({{{"name", "WATCH_NAMESPACE"}, {"value", watch}}});
+    }
+  }
+  return {{"spec", {{"template", {{"spec", {{"containers", json::array({c})}}}}}}},
+          {"status", {{"readyReplicas", ready}}}};
+}
+
+}  // namespace
+
+TEST_CASE("a held Lease within its duration (plus 5 s of skew) means active") {
+  auto now = at(2026, 1, 1, 12, 0, 0);
+  CHECK(admin::judge_operator(lease("op-1", "2026-01-01T11:59:50.000000Z", 15), json(), "ns", now).active);
+  CHECK(admin::judge_operator(lease("op-1", "2026-01-01T11:59:41.000000Z", 15), json(), "ns", now).active);
+  CHECK_FALSE(admin::judge_operator(lease("op-1", "2026-01-01T11:59:39.000000Z", 15), json(), "ns", now).active);
+  CHECK_FALSE(admin::judge_operator(lease("", "2026-01-01T11:59:59.000000Z", 15), json(), "ns", now).active);
+}
+
+TEST_CASE("ready replicas mean active; none and no Lease mean inactive") {
+  auto now = at(2026, 1, 1, 12, 0, 0);
+  CHECK(admin::judge_operator(json(), deployment(1), "ns", now).active);
+  auto s = admin::judge_operator(json(), deployment(0), "ns", now);
+  CHECK_FALSE(s.active);
+  CHECK(s.reason == "no ready operator replica and no live leader Lease");
+  CHECK(admin::judge_operator(json(), json(), "ns", now).reason == "no operator Deployment and no live leader Lease");
+}
+
+TEST_CASE("an operator watching other namespaces does not manage this one") {
+  auto now = at(2026, 1, 1, 12, 0, 0);
+  CHECK_FALSE(admin::judge_operator(json(), deployment(1, "a,b"), "ns", now).active);
+  CHECK(admin::judge_operator(json(), deployment(1, "a,ns"), "ns", now).active);
+  CHECK_FALSE(admin::judge_operator(json(), deployment(1, "a", true), "ns", now).active);
+  CHECK(admin::judge_operator(json(), deployment(1, "ns", true), "ns", now).active);
+}
