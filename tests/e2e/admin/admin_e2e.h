@@ -77,7 +77,7 @@ class NativeCluster {
     std::vector<std::string> argv{binary()};
     argv.insert(argv.end(), cmd.begin(), cmd.end());
     for (const auto& a : {std::string("-c"), name_, std::string("-n"), ns_, std::string("--connect"),
-                          std::string("direct")}) {
+                          std::string("direct"), std::string("--operator"), ns_ + "/etcd-operator"}) {
       argv.push_back(a);
     }
     argv.insert(argv.end(), args.begin(), args.end());

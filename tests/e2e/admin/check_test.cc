@@ -93,3 +93,22 @@ TEST_CASE("check reports each finding from a fixture built to show it") {
   }
   CHECK(orphan_row);
 }
+
+TEST_CASE("check: an operator that does not run is a finding; one that runs is not") {
+  FixtureOptions o;
+  o.members = 1;
+  o.version = "3.5";
+  NativeCluster c(o);
+  REQUIRE(c.tool({"check"}).rc == 0);
+  c.kubectl({"delete", "lease", "aa20b3a9.etcd-operator.cozystack.io"});
+  auto r = c.tool({"check"}, {"-o", "json"});
+  CHECK(r.rc == 1);
+  auto doc = parse(r);
+  REQUIRE(doc["findings"].size() == 1);
+  CHECK(doc["findings"][0]["code"] == "OPERATOR_INACTIVE");
+  CHECK(doc["findings"][0]["message"].get<std::string>().find("no ready operator replica") != std::string::npos);
+  // Ready replicas count as running too.
+  c.kubectl({"patch", "deployment", "etcd-operator", "--subresource=status", "--type=merge", "-p",
+             R"({"status":{"replicas":1,"readyReplicas":1}})"});
+  CHECK(c.tool({"check"}).rc == 0);
+}

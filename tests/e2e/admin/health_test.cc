@@ -49,7 +49,20 @@ TEST_CASE("health over 5 members with one stopped and one paused: per-member err
   FixtureOptions o;
   o.members = 5;
   NativeCluster c(o);
-  auto ms = c.members();
+  // Followers only: with its leader gone a cluster really is unhealthy
+  // until it elects another, which is not what this test measures.
+  std::vector<std::string> ms;
+  std::string leader;
+  const auto st = json::parse(c.tool({"status"}, {"-o", "json"}).out);
+  for (const auto& m : st["members"]) {
+    if (m["role"] == "leader") {
+      leader = m["name"];
+    } else {
+      ms.push_back(m["name"]);
+    }
+  }
+  REQUIRE(ms.size() == 4);
+  ms.insert(ms.begin(), leader);
   c.act("stop", ms[4]);
   c.act("pause", ms[3]);
   const double budget = 2.0;
@@ -64,6 +77,7 @@ TEST_CASE("health over 5 members with one stopped and one paused: per-member err
   REQUIRE(doc["members"].size() == 5);
   for (int i = 0; i < 3; ++i) {
     CAPTURE(ms[i]);
+    CAPTURE(row_of(doc, ms[i])["error"]);
     CHECK(row_of(doc, ms[i])["healthy"] == true);
   }
   const auto& paused = row_of(doc, ms[3]);

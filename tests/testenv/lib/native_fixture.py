@@ -348,9 +348,29 @@ class Fixture:
                 "version": self.full_version,
                 "conditions": [cond("Ready", "True", "PodReady", "etcd member is ready", ts),
                                cond("VersionDrifted", "False", "VersionMatched", "version matches", ts)]})
+        self.operator()
         self.save(done=True)
         log(f"fixture {self.ns}/{self.c} ready in {time.time() - t0:.1f} s "
             f"(members {', '.join(f'{m}={self.ips[m]}' for m in self.members)}); dir {self.dir}")
+
+    def operator(self):
+        """The operator's coordinates in the fixture's own namespace (tests
+        pass --operator <ns>/etcd-operator; parallel fixtures never share
+        them): a Deployment at 0 replicas and, unless --operator-inactive,
+        its leader Lease held for a day, so the operator counts as active."""
+        sel = {"app.kubernetes.io/name": "etcd-operator"}
+        objs = [{"apiVersion": "apps/v1", "kind": "Deployment",
+                 "metadata": {"name": "etcd-operator", "namespace": self.ns, "labels": dict(sel)},
+                 "spec": {"replicas": 0, "selector": {"matchLabels": sel},
+                          "template": {"metadata": {"labels": dict(sel)}, "spec": {"containers": [
+                              {"name": "manager", "image": "ghcr.io/cozystack/etcd-operator:v0.5.0"}]}}}}]
+        if not self.a.operator_inactive:
+            ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+            objs.append({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                         "metadata": {"name": "aa20b3a9." + GROUP, "namespace": self.ns},
+                         "spec": {"holderIdentity": "native-fixture", "leaseDurationSeconds": 86400,
+                                  "acquireTime": ts, "renewTime": ts}})
+        create(objs)
 
     def save(self, done=False):
         ips = getattr(self, "ips", {})
@@ -399,6 +419,7 @@ def main():
     up.add_argument("--tls", action="store_true")
     up.add_argument("--auth", action="store_true")
     up.add_argument("--quota-backend-bytes", type=int, default=0)
+    up.add_argument("--operator-inactive", action="store_true")
     up.add_argument("--dir")
     dn = sub.add_parser("down")
     dn.add_argument("--name")
