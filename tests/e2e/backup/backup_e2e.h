@@ -72,9 +72,15 @@ inline void must(const cli::Status& s, const char* what) {
   REQUIRE_MESSAGE(s.ok(), what << ": " << (s.ok() ? "" : s.error().one_line()));
 }
 
-inline std::unique_ptr<etcd::Client> client_for(const std::vector<std::string>& endpoints) {
+inline std::unique_ptr<etcd::Client> client_for(const std::vector<std::string>& endpoints,
+                                                const e2e::EtcdCluster* tls_of = nullptr) {
   etcd::Config cfg;
   cfg.endpoints = endpoints;
+  if (tls_of != nullptr && tls_of->info().value("tls", false)) {
+    cfg.tls.ca_file = tls_of->pki("ca.crt");
+    cfg.tls.cert_file = tls_of->pki("client.crt");
+    cfg.tls.key_file = tls_of->pki("client.key");
+  }
   cfg.dial_timeout = std::chrono::seconds(3);
   cfg.call_timeout = std::chrono::seconds(10);
   return must(etcd::Client::create(std::move(cfg)), "etcd client");
@@ -149,8 +155,11 @@ inline void restore_and_check(const e2e::EtcdCluster& c, const std::string& vers
   std::filesystem::create_directories(work);
   std::string data = work + "/restored.etcd";
   int client_port = free_port(), peer_port = free_port();
+  // A db with auth on (users without password, certificate CN) is only
+  // readable over TLS with the cluster's client certificate.
+  const bool tls = c.info().value("tls", false);
   std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
-  std::string client = "http://127.0.0.1:" + std::to_string(client_port);
+  std::string client = std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(client_port);
   std::vector<std::string> args = {"snapshot", "restore", snapshot, "--data-dir", data, "--name", "restored",
                                    "--initial-cluster", "restored=" + peer, "--initial-advertise-peer-urls", peer};
   e2e::CommandResult r;
@@ -164,16 +173,25 @@ inline void restore_and_check(const e2e::EtcdCluster& c, const std::string& vers
   REQUIRE_MESSAGE(r.rc == 0, "restore: " << r.err << r.out);
 
   std::string bin = std::filesystem::path(c.etcdctl_path()).parent_path().string() + "/etcd";
-  Child etcd({bin, "--name", "restored", "--data-dir", data, "--listen-client-urls", client,
-              "--advertise-client-urls", client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-              "--initial-cluster", "restored=" + peer},
-             work + "/restored.log");
+  std::vector<std::string> etcd_args = {bin, "--name", "restored", "--data-dir", data, "--listen-client-urls", client,
+                                        "--advertise-client-urls", client, "--listen-peer-urls", peer,
+                                        "--initial-advertise-peer-urls", peer, "--initial-cluster", "restored=" + peer};
+  std::vector<std::string> ctl_tls;
+  if (tls) {
+    etcd_args.insert(etcd_args.end(), {"--cert-file", c.pki("server.crt"), "--key-file", c.pki("server.key"),
+                                       "--trusted-ca-file", c.pki("ca.crt"), "--client-cert-auth"});
+    ctl_tls = {"--cacert", c.pki("ca.crt"), "--cert", c.pki("client.crt"), "--key", c.pki("client.key")};
+  }
+  Child etcd(etcd_args, work + "/restored.log");
   // Wait with etcdctl first: a client made before the server listens would
   // test gRPC's reconnect backoff, not the snapshot.
   std::string last_error;
   bool up = false;
   for (int i = 0; i < 100 && !up; ++i) {
-    auto h = e2e::run({c.etcdctl_path(), "--endpoints", client, "endpoint", "health"}, {{"ETCDCTL_API", "3"}});
+    std::vector<std::string> health = {c.etcdctl_path(), "--endpoints", client};
+    health.insert(health.end(), ctl_tls.begin(), ctl_tls.end());
+    health.insert(health.end(), {"endpoint", "health"});
+    auto h = e2e::run(health, {{"ETCDCTL_API", "3"}});
     up = h.rc == 0;
     if (!up) {
       last_error = h.err;
@@ -181,7 +199,7 @@ inline void restore_and_check(const e2e::EtcdCluster& c, const std::string& vers
     }
   }
   std::int64_t rev = 0;
-  auto cl = client_for({client});
+  auto cl = client_for({client}, &c);
   if (up) {
     auto s = cl->status(client);
     if (s.ok()) rev = s->header.revision;

@@ -18,10 +18,12 @@ using namespace backup_e2e;
 
 namespace {
 
-e2e::EtcdClusterOptions options(const std::string& version, int members = 3) {
+e2e::EtcdClusterOptions options(const std::string& version, int members = 3, bool tls_auth = false) {
   e2e::EtcdClusterOptions o;
   o.version = version;
   o.members = members;
+  o.tls = tls_auth;
+  o.auth = tls_auth;
   o.extra = {"--quota-backend-bytes", "1073741824"};
   return o;
 }
@@ -122,10 +124,11 @@ void large_to_dir_and_s3(const std::string& version) {
   restore_and_check(c, version, downloaded, c.dir() + "/restore-s3", n, size, rev);
 }
 
-void small_single_put(const std::string& version) {
+void small_single_put(const std::string& version, bool tls_auth) {
   CAPTURE(version);
-  e2e::EtcdCluster c(options(version, 1));
-  auto cl = client_for(c.client_urls());
+  CAPTURE(tls_auth);
+  e2e::EtcdCluster c(options(version, 1, tls_auth));
+  auto cl = client_for(c.client_urls(), &c);
   const int n = 50;
   std::int64_t rev = fill(*cl, n, 1000);
   Bucket b("stream-small");
@@ -154,7 +157,12 @@ TEST_CASE("etcd 3.6: a 64+ MB db streamed to a directory and S3 (multipart) at o
 }
 
 TEST_CASE("a small db goes to S3 in one PUT (key prefix empty), restored on etcd 3.4, 3.5 and 3.6") {
-  for (const auto& v : versions()) small_single_put(v);
+  for (const auto& v : versions()) small_single_put(v, false);
+}
+
+TEST_CASE("a cluster as the legacy operator runs it (TLS, auth by client certificate) on etcd 3.4 and 3.6") {
+  small_single_put("3.4", true);
+  small_single_put("3.6", true);
 }
 
 TEST_CASE("a stopped member is passed over; the snapshot comes from a healthy one") {
