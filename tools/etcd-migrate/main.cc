@@ -11,12 +11,15 @@
 #include "cli/version_cmd.h"
 
 #include "adopt.h"
+#include "verify.h"
 
 namespace {
 
 constexpr std::array kCommands = {
     cli::CommandSpec{"adopt", "Plan (and with --apply, run) the in-place adoption of legacy clusters",
                      tools::setup_adopt_command},
+    cli::CommandSpec{"verify", "Prove that adopted clusters are unchanged and as the operator expects them",
+                     tools::setup_verify_command},
     cli::CommandSpec{"version", "Print the version of etcd-migrate", cli::setup_version_command},
 };
 

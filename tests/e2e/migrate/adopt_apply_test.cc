@@ -31,13 +31,30 @@ void adopt_and_check(const std::string& version, const std::vector<std::string>&
   // The safety snapshot is a real, complete etcd snapshot.
   e2e::check_snapshot_file(f, dir + "/" + ns.name() + "-etcd-migration.db");
 
-  if (auth) e2e::check_operator_auth_enable(f);
+  auto verified = e2e::etcd_migrate({"verify", "-n", ns.name(), "etcd", "-o", "json"});
+  INFO("verify: " << verified.out << verified.err);
+  CHECK(verified.rc == 0);
+  CHECK(json::parse(verified.out)["ok"] == true);
+
+  if (auth) {
+    e2e::check_operator_auth_enable(f);
+    // With auth on, verify logs in as root with the Secret's password.
+    auto again = e2e::etcd_migrate({"verify", "-n", ns.name(), "etcd"});
+    CHECK(again.rc == 0);
+    CHECK(again.out.find("root logs in with the password of Secret etcd-root-credentials") != std::string::npos);
+  }
 
   // A re-run finds the cluster adopted and writes nothing.
   auto graph = e2e::graph(f);
   auto again = e2e::apply(f, {"--skip-backup"});
   CHECK(again.rc == 0);
   CHECK(e2e::graph(f) == graph);
+
+  // A pod that lost its role label is found (the consistency rules), exit 1.
+  e2e::kubectl({"-n", ns.name(), "label", "pod", "etcd-1", "etcd-operator.cozystack.io/role-"});
+  auto tampered = e2e::etcd_migrate({"verify", "-n", ns.name(), "etcd"});
+  CHECK(tampered.rc == 1);
+  CHECK(tampered.out.find("ROLE_LABEL") != std::string::npos);
 }
 
 }  // namespace
@@ -66,6 +83,11 @@ TEST_CASE("renamed Services: <cs> keeps serving, owned by the new EtcdCluster; n
   CHECK(c["metadata"]["ownerReferences"][0]["controller"] == true);
   json hl = json::parse(e2e::kubectl({"-n", ns.name(), "get", "service", "etcd-peers", "-o", "json"}));
   CHECK(hl["metadata"]["ownerReferences"].size() == 3);
+}
+
+TEST_CASE("verify: nothing adopted is 6, an ambiguous name without -n is 128") {
+  CHECK(e2e::etcd_migrate({"verify", "-n", "no-such-namespace-here"}).rc == 6);
+  CHECK(e2e::etcd_migrate({"verify", "--connect", "port-forward"}).rc == 128);
 }
 
 TEST_CASE("--apply without a terminal and without --yes refuses (3) and changes nothing") {

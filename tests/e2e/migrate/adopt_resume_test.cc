@@ -39,6 +39,7 @@ void kill_and_resume(const std::string& step, const std::string& expected) {
   e2e::check_adopted(f, before, true);
   e2e::check_keys(f, written);
   CHECK(e2e::graph(f) == expected);
+  CHECK(e2e::etcd_migrate({"verify", "-n", ns.name(), "etcd"}).rc == 0);
   e2e::check_operator_auth_enable(f);
 }
 

@@ -1,0 +1,365 @@
+#include "migrate/verify.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "admin/target.h"
+#include "etcd/client.h"
+#include "etcd/member_id.h"
+#include "kube/base64.h"
+#include "migrate/inspect.h"
+#include "operator/legacy_cluster.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+bool ClusterVerification::ok() const {
+  for (const auto& c : checks) {
+    if (!c.ok) return false;
+  }
+  for (const auto& f : findings) {
+    if (f.severity == admin::Severity::Error) return false;
+  }
+  return true;
+}
+
+bool VerifyReport::ok() const {
+  for (const auto& c : clusters) {
+    if (!c.ok()) return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string annotation(const json& object, std::string_view key) {
+  const json* a = op::find_at(object, "/metadata/annotations");
+  if (a == nullptr || !a->is_object()) return {};
+  return a->value(std::string(key), "");
+}
+
+const json* controller_of(const json& object) {
+  const json* refs = op::find_at(object, "/metadata/ownerReferences");
+  if (refs == nullptr || !refs->is_array()) return nullptr;
+  for (const auto& r : *refs) {
+    if (r.value("controller", false)) return &r;
+  }
+  return nullptr;
+}
+
+const json* by_name(const json& list, const std::string& name) {
+  for (const auto& o : list) {
+    if (op::string_at(o, "/metadata/name") == name) return &o;
+  }
+  return nullptr;
+}
+
+class Verifier {
+ public:
+  Verifier(kube::Client& k, const json& cluster, const VerifyRequest& request)
+      : k_(k), cluster_(cluster), request_(request) {
+    v_.ns = op::string_at(cluster, "/metadata/namespace");
+    v_.name = op::string_at(cluster, "/metadata/name");
+    facts_ = json::parse(annotation(cluster, op::kAnnAdoption), nullptr, false);
+  }
+
+  ClusterVerification run() {
+    if (!facts_.is_object()) {
+      add("FACTS", false, "the annotation " + std::string(op::kAnnAdoption) + " with the recorded facts is missing or unreadable");
+      return v_;
+    }
+    legacy();
+    admin::TargetOptions o;
+    o.ns = v_.ns;
+    o.cluster = v_.name;
+    o.connect = request_.connect;
+    auto target = admin::resolve(o, &k_);
+    if (!target) {
+      add("CONNECT", false, target.error().one_line());
+      return v_;
+    }
+    target_ = std::move(*target);
+    auto client = etcd::Client::create(target_.config);
+    if (!client) {
+      add("CONNECT", false, client.error().one_line());
+      return v_;
+    }
+    etcd_ = std::move(*client);
+    auto members = etcd_->member_list(true);
+    if (!members) {
+      add("CONNECT", false, members.error().one_line());
+      return v_;
+    }
+    identity(*members);
+    pods_and_volumes();
+    owners();
+    data();
+    auth();
+    admin::ConsistencyInput in;
+    in.cluster = target_.cluster_object;
+    in.members = target_.member_objects;
+    in.pods = target_.pod_objects;
+    in.etcd = *members;
+    v_.findings = admin::check_consistency(in);
+    size_t errors = 0;
+    for (const auto& f : v_.findings) errors += f.severity == admin::Severity::Error ? 1 : 0;
+    add("CONSISTENCY", errors == 0,
+        errors == 0 ? "I1-I5 hold (" + std::to_string(v_.findings.size()) + " transient findings)"
+                    : std::to_string(errors) + " consistency finding(s), see below");
+    return v_;
+  }
+
+ private:
+  void add(const std::string& code, bool ok, const std::string& detail) { v_.checks.push_back({code, ok, detail}); }
+
+  void legacy() {
+    auto l = k_.get(op::resources::legacy_etcdclusters, v_.ns, v_.name);
+    std::string marker = annotation(cluster_, op::kAnnAdoptedFrom);
+    if (!l) {
+      bool gone = l.error().kind == cli::ErrorKind::NotFound || l.error().reason == "NotServed";
+      add("LEGACY", gone, gone ? "the legacy EtcdCluster is gone" : l.error().one_line());
+      return;
+    }
+    bool terminating = op::find_at(*l, "/metadata/deletionTimestamp") != nullptr;
+    bool same = op::string_at(*l, "/metadata/uid") == marker;
+    add("LEGACY", terminating && same,
+        terminating && same ? "the legacy EtcdCluster is Terminating (it goes once the legacy webhooks are removed)"
+                            : "the legacy EtcdCluster " + std::string(same ? "is not deleted: the adoption is unfinished, re-run adopt --apply"
+                                                                        : "is not the one this cluster was adopted from"));
+  }
+
+  void identity(const etcd::MemberList& list) {
+    std::string live = etcd::format_member_id(list.header.cluster_id);
+    std::string status = op::string_at(cluster_, "/status/clusterID");
+    std::string recorded = facts_.value("clusterID", "");
+    add("CLUSTER_ID", live == status && live == recorded,
+        "etcd " + live + ", status " + status + ", recorded " + recorded);
+    std::map<std::string, std::string> etcd_ids;
+    std::set<std::string> learners;
+    for (const auto& m : list.members) {
+      etcd_ids[m.name] = etcd::format_member_id(m.id);
+      if (m.is_learner) learners.insert(m.name);
+    }
+    std::string problems;
+    const json& recorded_members = facts_["members"];
+    for (auto it = recorded_members.begin(); it != recorded_members.end(); ++it) {
+      std::string want = it.value().value("memberID", "");
+      if (etcd_ids[it.key()] != want) problems += " " + it.key() + ": etcd " + etcd_ids[it.key()] + " recorded " + want + ";";
+      const json* em = by_name(target_.member_objects, it.key());
+      std::string st = em != nullptr ? op::string_at(*em, "/status/memberID") : "";
+      if (st != want) problems += " EtcdMember " + it.key() + " status.memberID " + st + ";";
+    }
+    if (etcd_ids.size() != recorded_members.size()) problems += " etcd has " + std::to_string(etcd_ids.size()) + " members;";
+    add("MEMBERS", problems.empty(), problems.empty() ? std::to_string(etcd_ids.size()) + " members, IDs as recorded" : problems);
+  }
+
+  void pods_and_volumes() {
+    std::string pod_problems, volume_problems;
+    const json& recorded = facts_["members"];
+    for (auto it = recorded.begin(); it != recorded.end(); ++it) {
+      const std::string& m = it.key();
+      const json* pod = by_name(target_.pod_objects, m);
+      if (pod == nullptr) {
+        pod_problems += " " + m + ": no pod;";
+        continue;
+      }
+      if (op::string_at(*pod, "/metadata/uid") != it.value().value("podUID", "")) pod_problems += " " + m + ": recreated;";
+      long long restarts = 0;
+      if (const json* st = op::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
+        for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
+      }
+      if (restarts != it.value().value("restarts", 0LL)) pod_problems += " " + m + ": restarted;";
+      auto pvc = k_.get(kube::resources::persistentvolumeclaims, v_.ns, op::member_pvc(m));
+      if (!pvc) {
+        volume_problems += " " + op::member_pvc(m) + ": " + pvc.error().one_line() + ";";
+      } else if (op::string_at(*pvc, "/spec/volumeName") != it.value().value("volumeName", "")) {
+        volume_problems += " " + op::member_pvc(m) + ": bound to another volume;";
+      } else {
+        pvcs_[m] = *pvc;
+      }
+    }
+    add("PODS", pod_problems.empty(), pod_problems.empty() ? "same pod UIDs, no restarts" : pod_problems);
+    add("VOLUMES", volume_problems.empty(), volume_problems.empty() ? "same PVC bindings" : volume_problems);
+  }
+
+  void owners() {
+    std::string problems;
+    std::string cluster_uid = op::string_at(cluster_, "/metadata/uid");
+    for (const auto& member : target_.member_objects) {
+      std::string m = op::string_at(member, "/metadata/name");
+      std::string uid = op::string_at(member, "/metadata/uid");
+      const json* c = controller_of(member);
+      if (c == nullptr || c->value("uid", "") != cluster_uid) problems += " EtcdMember " + m + ": not controlled by the EtcdCluster;";
+      const json* pod = by_name(target_.pod_objects, m);
+      const json* pc = pod != nullptr ? controller_of(*pod) : nullptr;
+      if (pc == nullptr || pc->value("uid", "") != uid) problems += " pod " + m + ": not controlled by its EtcdMember;";
+      if (pod != nullptr) {
+        const json* labels = op::find_at(*pod, "/metadata/labels");
+        json want = op::member_labels(v_.name, m);
+        for (auto it = want.begin(); it != want.end(); ++it) {
+          if (labels == nullptr || labels->value(it.key(), "") != it.value()) problems += " pod " + m + ": label " + it.key() + ";";
+        }
+      }
+      auto pvc = pvcs_.find(m);
+      const json* vc = pvc != pvcs_.end() ? controller_of(pvc->second) : nullptr;
+      if (vc == nullptr || vc->value("uid", "") != uid) problems += " PVC " + op::member_pvc(m) + ": not controlled by its EtcdMember;";
+    }
+    add("OWNERS", problems.empty(), problems.empty() ? "EtcdCluster -> EtcdMembers -> pods and PVCs" : problems);
+  }
+
+  // E11: HashKV at the recorded revision while it is not compacted; after
+  // that, the same hash on every member at one current revision >= R.
+  void data() {
+    long long r = facts_.value("revision", 0LL);
+    std::map<std::string, std::uint32_t> now_hash;
+    std::string problems;
+    bool compacted = false;
+    for (const auto& t : target_.members) {
+      if (t.endpoint.empty()) continue;
+      const json& rec = facts_["members"].value(t.name, json::object());
+      auto h = etcd_->hash_kv(t.endpoint, r);
+      if (!h) {
+        if (h.error().one_line().find("compacted") != std::string::npos) {
+          compacted = true;
+          continue;
+        }
+        problems += " " + t.name + ": " + h.error().one_line() + ";";
+        continue;
+      }
+      if (rec.contains("hashKV") && rec["hashKV"].get<std::uint32_t>() != h->hash) {
+        problems += " " + t.name + ": HashKV at revision " + std::to_string(r) + " differs;";
+      }
+    }
+    if (compacted) {
+      auto head = etcd_->range(std::string(op::kHealthKey));
+      if (!head) {
+        problems += " " + head.error().one_line();
+      } else {
+        if (head->header.revision < r) problems += " revision went back;";
+        for (const auto& t : target_.members) {
+          if (t.endpoint.empty()) continue;
+          auto h = etcd_->hash_kv(t.endpoint, head->header.revision);
+          if (h) now_hash[t.name] = h->hash;
+          else problems += " " + t.name + ": " + h.error().one_line() + ";";
+        }
+        std::set<std::uint32_t> distinct;
+        for (const auto& [n, h] : now_hash) distinct.insert(h);
+        if (distinct.size() > 1) problems += " members disagree at revision " + std::to_string(head->header.revision) + ";";
+      }
+    }
+    add("DATA", problems.empty(),
+        problems.empty() ? (compacted ? "revision " + std::to_string(r) + " compacted since; members agree now"
+                                      : "HashKV at revision " + std::to_string(r) + " as recorded on every member")
+                         : problems);
+  }
+
+  void auth() {
+    const json* auth = op::find_at(cluster_, "/spec/auth");
+    if (auth == nullptr) return;
+    std::string secret_name = op::string_at(cluster_, "/spec/auth/rootCredentialsSecretRef/name");
+    auto secret = k_.get(kube::resources::secrets, v_.ns, secret_name);
+    if (!secret) {
+      add("AUTH", false, secret.error().one_line());
+      return;
+    }
+    const json* data = op::find_at(*secret, "/data");
+    std::string password;
+    if (data != nullptr && data->contains("password")) {
+      auto d = kube::base64_decode((*data)["password"].get<std::string>());
+      if (d) password = *d;
+    }
+    auto roles = etcd_->user_get("root");
+    bool has_root_role = roles && std::find(roles->begin(), roles->end(), "root") != roles->end();
+    auto enabled = live_auth_enabled(*etcd_);
+    if (!enabled) {
+      add("AUTH", false, enabled.error().one_line());
+      return;
+    }
+    if (!*enabled) {
+      add("AUTH", has_root_role && !password.empty(),
+          has_root_role ? "auth is off until the operator enables it; user root exists with role root"
+                        : "user root with role root is missing: re-run adopt --apply");
+      return;
+    }
+    etcd::Config config = target_.config;
+    config.user = "root";
+    config.password = password;
+    // The client certificate stays (etcd may require one); Authenticate
+    // checks the password whatever the certificate says.
+    auto login = etcd::Client::create(config);
+    cli::Status s = login ? (*login)->authenticate("root", password) : cli::Status(login.error());
+    add("AUTH", s.ok(), s.ok() ? "root logs in with the password of Secret " + secret_name
+                               : "root cannot log in with the Secret's password: " + s.error().one_line());
+  }
+
+  kube::Client& k_;
+  json cluster_;
+  const VerifyRequest& request_;
+  json facts_;
+  ClusterVerification v_;
+  admin::Target target_;
+  std::unique_ptr<etcd::Client> etcd_;
+  std::map<std::string, json> pvcs_;
+};
+
+}  // namespace
+
+cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request) {
+  auto list = client.list_all(op::resources::etcdclusters, request.ns);
+  if (!list) return list.error();
+  std::vector<json> adopted;
+  std::set<std::string> namespaces;
+  for (const auto& c : (*list)["items"]) {
+    if (annotation(c, op::kAnnAdoptedFrom).empty()) continue;
+    if (!request.name.empty() && op::string_at(c, "/metadata/name") != request.name) continue;
+    adopted.push_back(c);
+    namespaces.insert(op::string_at(c, "/metadata/namespace"));
+  }
+  if (adopted.empty()) {
+    return cli::make_error(cli::ErrorKind::NotFound,
+                           "no adopted EtcdCluster" + (request.name.empty() ? std::string() : " named " + request.name) +
+                               (request.ns.empty() ? " in any namespace" : " in namespace " + request.ns),
+                           {}, "adopt it first with etcd-migrate adopt --apply");
+  }
+  if (!request.name.empty() && request.ns.empty() && namespaces.size() > 1) {
+    std::string list_ns;
+    for (const auto& n : namespaces) list_ns += (list_ns.empty() ? "" : ", ") + n;
+    return cli::make_error(cli::ErrorKind::Usage, "EtcdCluster " + request.name + " exists in several namespaces (" + list_ns + ")",
+                           {}, "give -n NAMESPACE");
+  }
+  VerifyReport report;
+  for (const auto& c : adopted) report.clusters.push_back(Verifier(client, c, request).run());
+  return report;
+}
+
+ojson to_json(const VerifyReport& report) {
+  ojson clusters = ojson::array();
+  for (const auto& c : report.clusters) {
+    ojson checks = ojson::array();
+    for (const auto& k : c.checks) checks.push_back({{"code", k.code}, {"ok", k.ok}, {"detail", k.detail}});
+    ojson findings = ojson::array();
+    for (const auto& f : c.findings) findings.push_back(admin::finding_json(f));
+    clusters.push_back({{"namespace", c.ns}, {"name", c.name}, {"ok", c.ok()}, {"checks", checks}, {"findings", findings}});
+  }
+  return {{"kind", "AdoptionVerification"}, {"ok", report.ok()}, {"clusters", clusters}};
+}
+
+std::string verify_text(const VerifyReport& report) {
+  std::ostringstream out;
+  for (const auto& c : report.clusters) {
+    out << "EtcdCluster " << c.ns << "/" << c.name << ": " << (c.ok() ? "verified" : "NOT verified") << "\n";
+    for (const auto& k : c.checks) out << "  " << (k.ok ? "ok    " : "FAIL  ") << k.code << ": " << k.detail << "\n";
+    for (const auto& f : c.findings) {
+      out << "  " << (f.severity == admin::Severity::Error ? "FAIL  " : "note  ") << f.code
+          << (f.member.empty() ? "" : " " + f.member) << ": " << f.message << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace migrate

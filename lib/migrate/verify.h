@@ -1,0 +1,50 @@
+// `etcd-migrate verify` (adoption.md section 0, decisions.md E11, E17):
+// proves from the live objects and etcd that an adopted cluster is the same
+// cluster it was (identity, members, pods never recreated, volumes, data)
+// and that its objects are what the operator expects (owners, labels,
+// status prefills, the consistency rules I1-I5 shared with kubectl-etcd).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/consistency.h"
+#include "cli/result.h"
+#include "kube/client.h"
+
+namespace migrate {
+
+struct VerifyCheck {
+  std::string code;  // stable: CLUSTER_ID, MEMBERS, PODS, VOLUMES, OWNERS, DATA, AUTH, LEGACY, CONSISTENCY
+  bool ok = false;
+  std::string detail;
+};
+
+struct ClusterVerification {
+  std::string ns, name;
+  std::vector<VerifyCheck> checks;
+  std::vector<admin::Finding> findings;
+  bool ok() const;
+};
+
+struct VerifyReport {
+  std::vector<ClusterVerification> clusters;
+  bool ok() const;
+};
+
+struct VerifyRequest {
+  std::string ns;    // "" = every namespace
+  std::string name;  // "" = every adopted cluster in scope
+  std::string connect = "auto";
+};
+
+// NotFound (6) when nothing adopted matches; Usage (128) when a name without
+// -n is found in several namespaces (E12).
+cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request);
+
+nlohmann::ordered_json to_json(const VerifyReport& report);
+std::string verify_text(const VerifyReport& report);
+
+}  // namespace migrate

@@ -1,0 +1,62 @@
+#include "verify.h"
+
+#include <memory>
+
+#include "cli/kube_flags.h"
+#include "cli/render.h"
+#include "migrate/verify.h"
+
+namespace tools {
+
+namespace {
+
+struct VerifyFlags {
+  cli::KubeFlags kube;
+  std::string name;
+  std::string output = "table";
+  std::string connect = "auto";
+};
+
+int run_verify(cli::Program& program, const VerifyFlags& flags) {
+  cli::Diag& diag = *program.diag;
+  diag.set_quiet(flags.kube.quiet);
+  auto fail = [&](const cli::Error& e) {
+    diag.error(e);
+    return cli::exit_code(e.kind);
+  };
+  auto format = cli::parse_format(flags.output, true);
+  if (!format) return fail(format.error());
+  if (flags.connect == "port-forward") {
+    return fail(cli::make_error(cli::ErrorKind::Usage, "--connect port-forward is not available yet in this version", {},
+                                "run where the pod IPs are reachable with --connect direct"));
+  }
+  if (flags.connect != "auto" && flags.connect != "direct") {
+    return fail(cli::make_error(cli::ErrorKind::Usage, "--connect \"" + flags.connect + "\" is not one of auto, direct, port-forward"));
+  }
+  auto client = cli::connect_kube(flags.kube, diag);
+  if (!client) return fail(client.error());
+  migrate::VerifyRequest request{flags.kube.ns, flags.name, "direct"};
+  auto report = migrate::verify_adoption(**client, request);
+  if (!report) return fail(report.error());
+  bool text = *format == cli::Format::Table || *format == cli::Format::Wide;
+  *program.out << (text ? migrate::verify_text(*report) : cli::render(migrate::to_json(*report), cli::View{}, *format));
+  program.out->flush();
+  return report->ok() ? 0 : 1;
+}
+
+}  // namespace
+
+void setup_verify_command(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto flags = std::make_shared<VerifyFlags>();
+  cli::add_kube_flags(sub, flags->kube, "Only this namespace (default: every namespace)");
+  cli::add_output_flag(sub, flags->output, true);
+  sub.add_option("--connect", flags->connect, "How etcd members are reached: auto|direct|port-forward")
+      ->default_str("auto");
+  sub.add_option("name", flags->name, "The adopted cluster (default: every adopted cluster in scope)");
+  sub.footer("Exit 0 when every check holds, 1 when one does not, 6 when nothing adopted matches.");
+  sub.callback([&action, &program, flags] {
+    action = [&program, flags] { return run_verify(program, *flags); };
+  });
+}
+
+}  // namespace tools
