@@ -95,11 +95,14 @@ int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool 
   hooks.stop = &g_stop;
   hooks.progress = [&diag](const std::string& line) { diag.note(line); };
   // A test seam for crash tests: ETCD_MIGRATE_TEST_KILL_AFTER=<step> (or
-  // <ns>/<name>:<step>) kills the process right after that step.
+  // <ns>/<name>:<step>) sends the process SIGKILL (or the signal named by
+  // ETCD_MIGRATE_TEST_SIGNAL: INT, TERM) right after that step.
   if (const char* kill_after = std::getenv("ETCD_MIGRATE_TEST_KILL_AFTER"); kill_after != nullptr && *kill_after) {
     std::string target = kill_after;
-    hooks.after_step = [target](const std::string& cluster, const std::string& step) {
-      if (target == step || target == cluster + ":" + step) std::raise(SIGKILL);
+    std::string name = std::getenv("ETCD_MIGRATE_TEST_SIGNAL") ? std::getenv("ETCD_MIGRATE_TEST_SIGNAL") : "KILL";
+    int sig = name == "INT" ? SIGINT : name == "TERM" ? SIGTERM : SIGKILL;
+    hooks.after_step = [target, sig](const std::string& cluster, const std::string& step) {
+      if (target == step || target == cluster + ":" + step) std::raise(sig);
     };
   }
   migrate::ApplyReport report = migrate::apply_plan(**client, *plan, request, *valid, hooks);

@@ -106,7 +106,10 @@ void check_adopted(const LegacyFixture& f, const Before& before, bool auth) {
   CHECK(kubectl_result({"-n", ns, "get", "statefulset", c}).rc != 0);
   CHECK(kubectl_result({"-n", ns, "get", "configmap", c + "-cluster-state"}).rc != 0);
   CHECK(kubectl_result({"-n", ns, "get", "poddisruptionbudget", c}).rc != 0);
-  CHECK(get_json(ns, {"controllerrevisions"})["items"].empty());
+  const json revisions = get_json(ns, {"controllerrevisions"});
+  for (const auto& cr : revisions["items"]) {
+    CHECK(cr["metadata"]["name"].get<std::string>().rfind(c + "-", 0) != 0);
+  }
 
   json cluster = get_json(ns, {"etcdclusters.etcd-operator.cozystack.io", c});
   CHECK(cluster["metadata"]["annotations"]["cli.etcd-operator.cozystack.io/adopted-from"] == before.legacy_uid);
