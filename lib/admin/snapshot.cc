@@ -14,6 +14,7 @@
 #include "backup/sha256.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "operator/names.h"
 #include "operator/resources.h"
 
 namespace admin {
@@ -159,6 +160,83 @@ ojson snapshot_row(const json& cr) {
   j["message"] = message;
   j["created"] = cr["metadata"].value("creationTimestamp", "");
   return j;
+}
+
+cli::Result<json> snapshot_cr(const Target& t, const SnapshotCrRequest& r, std::chrono::system_clock::time_point now) {
+  if (!t.from_cluster()) {
+    return cli::make_error(cli::ErrorKind::Usage, "--via-cr needs a cluster (-c)", {},
+                           "an EtcdSnapshot names its EtcdCluster");
+  }
+  const bool pvc = !r.pvc.empty();
+  const bool s3 = !r.s3_bucket.empty() || !r.s3_endpoint.empty();
+  if (pvc == s3) {
+    return cli::make_error(cli::ErrorKind::Usage, "--via-cr needs exactly one destination", {},
+                           "--pvc CLAIM [--sub-path P], or --s3-endpoint URL --s3-bucket B --s3-secret NAME");
+  }
+  json dest;
+  if (pvc) {
+    dest["pvc"] = {{"claimName", r.pvc}};
+    if (!r.sub_path.empty()) dest["pvc"]["subPath"] = r.sub_path;
+  } else {
+    if (r.s3_endpoint.empty() || r.s3_bucket.empty() || r.s3_secret.empty()) {
+      return cli::make_error(cli::ErrorKind::Usage, "an S3 destination needs --s3-endpoint, --s3-bucket and --s3-secret");
+    }
+    dest["s3"] = {{"endpoint", r.s3_endpoint}, {"bucket", r.s3_bucket}, {"credentialsSecretRef", {{"name", r.s3_secret}}}};
+    if (!r.s3_key.empty()) dest["s3"]["key"] = r.s3_key;
+    if (!r.s3_region.empty()) dest["s3"]["region"] = r.s3_region;
+    if (r.s3_force_path_style) dest["s3"]["forcePathStyle"] = true;
+  }
+  return json{{"apiVersion", std::string(op::kApiVersion)},
+              {"kind", std::string(op::kKindEtcdSnapshot)},
+              {"metadata", {{"name", r.name.empty() ? op::snapshot_cr_name(t.cluster, now) : r.name},
+                            {"namespace", t.ns}}},
+              {"spec", {{"clusterRef", {{"name", t.cluster}}}, {"destination", dest}}}};
+}
+
+cli::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
+                                   const PhaseProgress& progress) {
+  auto obj = snapshot_cr(t, r, std::chrono::system_clock::now());
+  if (!obj) return std::move(obj).error();
+  const std::string name = (*obj)["metadata"]["name"];
+  const std::string what = op::resources::etcdsnapshots.describe(t.ns, name);
+  if (t.operator_state && !t.operator_state->active) {
+    return cli::make_error(cli::ErrorKind::Refused, "the operator does not run: " + t.operator_state->reason, what,
+                           "nothing would ever take the snapshot; save it to a file instead");
+  }
+  const auto& observed = t.cluster_object.contains("/status/observed/replicas"_json_pointer)
+                             ? t.cluster_object["status"]["observed"]["replicas"]
+                             : json();
+  if (observed.is_number_integer() && observed.get<long long>() == 0) {
+    return cli::make_error(cli::ErrorKind::Refused, "the cluster is paused (observed replicas 0)", what,
+                           "the snapshot Job would wait for a member until its deadline");
+  }
+  auto created = kube.create(op::resources::etcdsnapshots, t.ns, *obj);
+  if (!created) return std::move(created).error();
+  std::string last_phase;
+  auto done = kube.wait_for(
+      op::resources::etcdsnapshots, t.ns, name,
+      [&](const json* o) {
+        if (o == nullptr) return false;
+        std::string phase = o->value("status", json::object()).value("phase", "");
+        if (phase != last_phase && progress) progress(phase);
+        last_phase = phase;
+        return phase == "Complete" || phase == "Failed";
+      },
+      r.timeout);
+  if (!done) {
+    auto e = std::move(done).error();
+    if (e.object.empty()) e.object = what;
+    if (e.kind == cli::ErrorKind::Timeout) e.hint = "the EtcdSnapshot stays; `kubectl etcd snapshot status " + name + "` follows it";
+    return e;
+  }
+  auto row = snapshot_row(*done);
+  if (row["phase"] == "Failed") {
+    return cli::make_error(cli::ErrorKind::Failed,
+                           "the snapshot failed: " + row["reason"].get<std::string>() + ": " +
+                               row["message"].get<std::string>(),
+                           what);
+  }
+  return row;
 }
 
 cli::Result<ojson> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster) {

@@ -3,7 +3,9 @@
 // (admin.md 6.1 and 7.2).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -53,6 +55,23 @@ struct SnapshotFileReport {
 SnapshotFileReport verify_snapshot_file(const std::string& path);
 nlohmann::ordered_json snapshot_file_document(const SnapshotFileReport& r);
 cli::View snapshot_file_view();
+
+// snapshot save --via-cr: an EtcdSnapshot the operator's controller runs
+// (admin.md 6.1). Refused (3) when the operator does not run or the cluster
+// is paused; waits for Complete or Failed up to `timeout` (4).
+struct SnapshotCrRequest {
+  std::string name;  // default <c>-<UTC yyyymmdd-hhmmss>
+  std::string pvc, sub_path;
+  std::string s3_endpoint, s3_bucket, s3_key, s3_secret, s3_region;
+  bool s3_force_path_style = false;
+  std::chrono::milliseconds timeout{std::chrono::minutes(30)};
+};
+// The EtcdSnapshot object to create (pure).
+cli::Result<nlohmann::json> snapshot_cr(const Target& t, const SnapshotCrRequest& r,
+                                        std::chrono::system_clock::time_point now);
+using PhaseProgress = std::function<void(const std::string& phase)>;
+cli::Result<nlohmann::ordered_json> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
+                                                    const PhaseProgress& progress = {});
 
 // EtcdSnapshot CRs of a namespace (optionally of one cluster: spec.clusterRef.name).
 cli::Result<nlohmann::ordered_json> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster);

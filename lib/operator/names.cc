@@ -1,5 +1,7 @@
 #include "operator/names.h"
 
+#include <ctime>
+
 namespace op {
 
 namespace {
@@ -20,6 +22,14 @@ std::string member_dns(std::string_view pod, std::string_view service, std::stri
 }
 std::string cert_manager_server_secret(std::string_view c) { return cat({c, "-server-tls"}); }
 std::string cert_manager_operator_client_secret(std::string_view c) { return cat({c, "-operator-client-tls"}); }
+std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return cat({c, "-", buf});
+}
 std::string service_dns(std::string_view service, std::string_view ns) { return cat({service, ".", ns, ".svc"}); }
 
 nlohmann::ordered_json legacy_labels(std::string_view c) {

@@ -3,6 +3,7 @@
 // suite lives here and nowhere else (DESIGN.md "one name, one place").
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -95,6 +96,8 @@ inline constexpr std::string_view kOperatorLease = "aa20b3a9.etcd-operator.cozys
 inline constexpr std::string_view kOperatorContainer = "manager";
 inline constexpr std::string_view kWatchNamespaceEnv = "WATCH_NAMESPACE";
 inline constexpr std::string_view kWatchNamespaceArg = "--watch-namespace";
+// kubectl-etcd snapshot save --via-cr: <c>-<UTC yyyymmdd-hhmmss> (admin.md 6.1).
+std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time_point t);
 // The key health reads (etcdctl endpoint health reads the same).
 inline constexpr std::string_view kHealthKey = "health";
 

@@ -12,13 +12,32 @@ struct SaveOpts {
   CommonFlags common;
   std::string path, member;
   bool overwrite = false, via_cr = false;
+  admin::SnapshotCrRequest cr;
+  std::string timeout = "30m";
 };
 
-int run_save(cli::Program& program, const SaveOpts& o) {
-  if (o.via_cr) {
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "snapshot save --via-cr is not available yet", {},
-                                         "create an EtcdSnapshot with kubectl, or save to a local file"));
+int run_via_cr(cli::Program& program, const SaveOpts& o) {
+  if (!o.path.empty()) {
+    return fail(program, cli::make_error(cli::ErrorKind::Usage, "--via-cr takes no file path", {},
+                                         "the destination is --pvc or --s3-*"));
   }
+  auto timeout = cli::parse_duration(o.timeout);
+  if (!timeout) return fail(program, timeout.error());
+  auto ctx = open(o.common, program);
+  if (!ctx) return fail(program, ctx.error());
+  if (!ctx->kube) return fail(program, cli::make_error(cli::ErrorKind::Usage, "--via-cr needs a cluster (-c)"));
+  admin::SnapshotCrRequest r = o.cr;
+  r.timeout = *timeout;
+  cli::Diag& diag = *program.diag;
+  auto row = admin::snapshot_via_cr(*ctx->kube, ctx->session.target, r, [&diag](const std::string& phase) {
+    diag.note("EtcdSnapshot phase: " + (phase.empty() ? std::string("(none yet)") : phase));
+  });
+  if (!row) return fail(program, row.error());
+  return print(program, cli::render(*row, admin::snapshot_cr_view(), ctx->format), 0);
+}
+
+int run_save(cli::Program& program, const SaveOpts& o) {
+  if (o.via_cr) return run_via_cr(program, o);
   if (o.path.empty()) return fail(program, cli::make_error(cli::ErrorKind::Usage, "a file path is required"));
   auto ctx = open(o.common, program);
   if (!ctx) return fail(program, ctx.error());
@@ -44,7 +63,17 @@ void add_save_flags(CLI::App& sub, SaveOpts& o) {
   add_common_flags(sub, o.common);
   sub.add_option("--member", o.member, "Take it from this member (default: a healthy follower)");
   sub.add_flag("--overwrite", o.overwrite, "Replace an existing file");
-  sub.add_flag("--via-cr", o.via_cr, "Through an EtcdSnapshot (not available yet)");
+  sub.add_flag("--via-cr", o.via_cr, "Through an EtcdSnapshot the operator runs (needs a destination)");
+  sub.add_option("--name", o.cr.name, "--via-cr: the EtcdSnapshot's name (default <cluster>-<UTC yyyymmdd-hhmmss>)");
+  sub.add_option("--pvc", o.cr.pvc, "--via-cr: store on this PVC");
+  sub.add_option("--sub-path", o.cr.sub_path, "--via-cr: directory inside the PVC");
+  sub.add_option("--s3-endpoint", o.cr.s3_endpoint, "--via-cr: S3 endpoint URL");
+  sub.add_option("--s3-bucket", o.cr.s3_bucket, "--via-cr: S3 bucket");
+  sub.add_option("--s3-key", o.cr.s3_key, "--via-cr: key prefix in the bucket");
+  sub.add_option("--s3-secret", o.cr.s3_secret, "--via-cr: Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+  sub.add_option("--s3-region", o.cr.s3_region, "--via-cr: S3 region");
+  sub.add_flag("--s3-force-path-style", o.cr.s3_force_path_style, "--via-cr: path-style S3 URLs");
+  sub.add_option("--timeout", o.timeout, "--via-cr: how long to wait for Complete or Failed")->default_str("30m");
 }
 
 }  // namespace
@@ -59,7 +88,7 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto save = options<SaveOpts>();
   auto& s = *sub.add_subcommand("save", "Stream a member's snapshot to a local file, verified and atomic");
   add_save_flags(s, *save);
-  s.add_option("path", save->path, "The file to write")->required();
+  s.add_option("path", save->path, "The file to write (none with --via-cr)");
   s.footer("Writes PATH.part (0600), checks the sha256 trailer, fsyncs, renames. Prints PATH SIZE SHA256 MEMBER "
            "REVISION.");
   s.callback([&action, &program, save] { action = [&program, save] { return run_save(program, *save); }; });

@@ -1,0 +1,78 @@
+#include <doctest/doctest.h>
+
+#include "admin/snapshot.h"
+#include "fixtures.h"
+#include "operator/names.h"
+
+using namespace admin_test;
+
+namespace {
+
+admin::Target target() {
+  admin::Target t;
+  t.ns = "ns";
+  t.cluster = "c";
+  t.cluster_object = cluster();
+  return t;
+}
+
+std::chrono::system_clock::time_point at_2026_03_04_05_06_07() {
+  std::tm tm{};
+  tm.tm_year = 126;
+  tm.tm_mon = 2;
+  tm.tm_mday = 4;
+  tm.tm_hour = 5;
+  tm.tm_min = 6;
+  tm.tm_sec = 7;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+}  // namespace
+
+TEST_CASE("the default EtcdSnapshot name is <cluster>-<UTC yyyymmdd-hhmmss>") {
+  CHECK(op::snapshot_cr_name("etcd", at_2026_03_04_05_06_07()) == "etcd-20260304-050607");
+}
+
+TEST_CASE("an EtcdSnapshot to a PVC") {
+  admin::SnapshotCrRequest r;
+  r.pvc = "backups";
+  r.sub_path = "etcd";
+  auto o = admin::snapshot_cr(target(), r, at_2026_03_04_05_06_07());
+  REQUIRE(o.ok());
+  CHECK(o->dump() ==
+        R"({"apiVersion":"etcd-operator.cozystack.io/v1alpha2","kind":"EtcdSnapshot","metadata":{"name":"c-20260304-050607","namespace":"ns"},"spec":{"clusterRef":{"name":"c"},"destination":{"pvc":{"claimName":"backups","subPath":"etcd"}}}})");
+}
+
+TEST_CASE("an EtcdSnapshot to S3 with a name of one's own") {
+  admin::SnapshotCrRequest r;
+  r.name = "mine";
+  r.s3_endpoint = "https://s3.example";
+  r.s3_bucket = "b";
+  r.s3_secret = "creds";
+  r.s3_key = "k/";
+  r.s3_force_path_style = true;
+  auto o = admin::snapshot_cr(target(), r, at_2026_03_04_05_06_07());
+  REQUIRE(o.ok());
+  CHECK((*o)["metadata"]["name"] == "mine");
+  CHECK((*o)["spec"]["destination"]["s3"] ==
+        json{{"endpoint", "https://s3.example"},
+             {"bucket", "b"},
+             {"credentialsSecretRef", {{"name", "creds"}}},
+             {"key", "k/"},
+             {"forcePathStyle", true}});
+}
+
+TEST_CASE("--via-cr needs exactly one complete destination and a cluster") {
+  admin::SnapshotCrRequest none;
+  CHECK(admin::snapshot_cr(target(), none, {}).error().kind == cli::ErrorKind::Usage);
+  admin::SnapshotCrRequest both;
+  both.pvc = "p";
+  both.s3_bucket = "b";
+  CHECK(admin::snapshot_cr(target(), both, {}).error().kind == cli::ErrorKind::Usage);
+  admin::SnapshotCrRequest partial;
+  partial.s3_bucket = "b";
+  CHECK(admin::snapshot_cr(target(), partial, {}).error().kind == cli::ErrorKind::Usage);
+  admin::SnapshotCrRequest pvc;
+  pvc.pvc = "p";
+  CHECK(admin::snapshot_cr(admin::Target{}, pvc, {}).error().kind == cli::ErrorKind::Usage);
+}
