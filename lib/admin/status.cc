@@ -1,7 +1,11 @@
 #include "admin/status.h"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <thread>
+
+#include "etcd/fanout.h"
 
 #include "admin/check.h"
 #include "etcd/member_id.h"
@@ -168,9 +172,24 @@ std::string status_text(const ojson& doc, cli::Format format) {
 }
 
 cli::Result<MemberListReport> member_list(Session& s) {
+  // Who answers, asked of every member at once while MemberList runs.
+  std::vector<std::optional<bool>> answered(s.target.members.size());
+  std::thread probe([&] {
+    const etcd::Deadline d = s.member_deadline();
+    etcd::run_concurrently(answered.size(), [&](std::size_t i) {
+      const auto& m = s.target.members[i];
+      answered[i] = !m.endpoint.empty() && s.etcd->status(m.endpoint, d).ok();
+    });
+  });
   auto list = s.etcd->member_list(true);
+  probe.join();
   if (!list) return std::move(list).error();
   MemberListReport r;
+  std::map<std::string, bool> reachable;
+  for (std::size_t i = 0; i < answered.size(); ++i) {
+    reachable[s.target.members[i].name] = *answered[i];
+    if (!*answered[i]) ++r.unreachable;
+  }
   const auto& t = s.target;
   std::map<std::uint64_t, const json*> cr_of;
   std::map<std::string, const json*> pod_of;
@@ -224,6 +243,7 @@ cli::Result<MemberListReport> member_list(Session& s) {
     row["cr"] = t.from_cluster() ? cr_state(cr) : "-";
     row["pod"] = cr ? pod_text(name) : std::string();
     row["findings"] = codes_for(name, e.id);
+    row["reachable"] = reachable.count(name) ? ojson(reachable[name]) : ojson();
     r.members.push_back(std::move(row));
   }
   for (const json* m : unmatched) {
@@ -241,10 +261,13 @@ cli::Result<MemberListReport> member_list(Session& s) {
     row["cr"] = cr_state(m);
     row["pod"] = pod_text(name);
     row["findings"] = codes_for(name, id);
+    row["reachable"] = reachable.count(name) ? ojson(reachable[name]) : ojson();
     r.members.push_back(std::move(row));
   }
   return r;
 }
+
+int member_list_exit_code(const MemberListReport& r) { return r.unreachable > 0 ? 5 : 0; }
 
 ojson member_list_document(const MemberListReport& r) {
   ojson doc;
@@ -260,7 +283,8 @@ cli::View member_list_view() {
   v.columns = {{"NAME", "name"},       {"ID", "id"},   {"ROLE", "role"},
                {"STARTED", "started"}, {"PEER URL", "peerURLs"},
                {"CLIENT URL", "clientURLs", cli::Cell::Text, true},
-               {"CR", "cr"},           {"POD", "pod"}, {"FINDINGS", "findings"}};
+               {"CR", "cr"},           {"POD", "pod"}, {"REACHABLE", "reachable", cli::Cell::Text, true},
+               {"FINDINGS", "findings"}};
   return v;
 }
 

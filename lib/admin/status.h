@@ -38,7 +38,10 @@ std::int64_t effective_quota(std::int64_t status_quota, const nlohmann::json& cl
 struct MemberListReport {
   nlohmann::ordered_json members = nlohmann::ordered_json::array();
   std::vector<Finding> findings;
+  int unreachable = 0;  // members of the target whose Status did not answer
 };
+// 0, or 5 when some members did not answer (decisions.md E16).
+int member_list_exit_code(const MemberListReport& r);
 
 cli::Result<MemberListReport> member_list(Session& s);
 nlohmann::ordered_json member_list_document(const MemberListReport& r);

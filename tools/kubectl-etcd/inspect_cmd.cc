@@ -67,7 +67,8 @@ namespace {
 void setup_member_list(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto f = options<CommonFlags>();
   add_common_flags(sub, *f);
-  sub.footer("etcd's MemberList joined with the EtcdMembers and Pods. -o wide adds CLIENT URL.");
+  sub.footer("etcd's MemberList joined with the EtcdMembers and Pods. -o wide adds CLIENT URL and REACHABLE.\n"
+             "Exit 5 when some members did not answer their Status.");
   sub.callback([&action, &program, f] {
     action = [&program, f] {
       auto ctx = open(*f, program);
@@ -75,7 +76,7 @@ void setup_member_list(CLI::App& sub, cli::Action& action, cli::Program& program
       auto report = admin::member_list(ctx->session);
       if (!report) return fail(program, report.error());
       return print(program, cli::render(admin::member_list_document(*report), admin::member_list_view(), ctx->format),
-                   0);
+                   admin::member_list_exit_code(*report));
     };
   });
 }

@@ -156,6 +156,11 @@ TEST_CASE("status -p shows one member; an unknown cluster is 6; port-forward is 
     }
   }
   CHECK(errors == 1);
+  auto ml = c.tool({"member", "list"}, {"-o", "json"});
+  CHECK(ml.rc == 5);
+  const auto mdoc = json::parse(ml.out);
+  REQUIRE(mdoc["members"].size() == 3);
+  for (const auto& m : mdoc["members"]) CHECK(m["reachable"] == (m["name"] != ms[2]));
   c.act("start", ms[2]);
 }
 
