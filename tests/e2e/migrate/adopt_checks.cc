@@ -237,7 +237,7 @@ std::string graph(const LegacyFixture& f) {
     }
     n["owners"] = refs;
     n["deleting"] = o["metadata"].contains("deletionTimestamp");
-    if (kind == "EtcdCluster" || kind == "EtcdMember") {
+    if ((kind == "EtcdCluster" || kind == "EtcdMember") && o.value("apiVersion", "") == "etcd-operator.cozystack.io/v1alpha2") {
       n["spec"] = o.value("spec", json::object());
       json status = o.value("status", json::object());
       for (const char* key : {"clusterID", "memberID", "podUID"}) {
@@ -246,7 +246,7 @@ std::string graph(const LegacyFixture& f) {
       n["status"] = status;
     }
     if (kind == "Service") n["spec"] = {{"headless", o["spec"].value("clusterIP", "") == "None"}, {"selector", o["spec"].value("selector", json::object())}};
-    out[kind + "/" + o["metadata"].value("name", "")] = n;
+    out[o.value("apiVersion", "") + "/" + kind + "/" + o["metadata"].value("name", "")] = n;
   }
   std::string text = out.dump(1);
   for (size_t at; (at = text.find(ns)) != std::string::npos;) text.replace(at, ns.size(), "NS");
