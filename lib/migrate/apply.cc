@@ -156,10 +156,11 @@ class Pipeline {
     statefulset_step(cluster_uid);
     leftovers_step();
     reown_step(member_uids);
+    // D4: once the pods belong to the new cluster, auth stays off for the
+    // new operator to turn on; a later failure no longer restores it.
+    auth_disabled_by_us_ = false;
     service_step(cluster_uid);
     legacy_delete_step();
-    // Once the pods belong to the new cluster there is nothing left to undo.
-    auth_disabled_by_us_ = false;
   }
 
   // --- prerequisites and credentials ------------------------------------------
