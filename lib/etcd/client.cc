@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <climits>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "etcd/endpoint.h"
 #include "etcd/errors.h"
@@ -749,7 +751,7 @@ cli::Result<Header> Client::move_leader(const std::string& leader_endpoint, std:
 }
 
 cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::Sink& sink, SnapshotProgress progress,
-                                           std::optional<Deadline> deadline) {
+                                           std::optional<Deadline> deadline, std::chrono::milliseconds stall_timeout) {
   auto c = impl_->conn(endpoint);
   if (!c) {
     sink.abort();
@@ -766,6 +768,40 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     std::string tok = impl_->current_token();
     if (!tok.empty()) ctx.AddMetadata("token", tok);
     pb::SnapshotRequest req;
+    // The watchdog cancels the call when no message arrived for the stall
+    // timeout; Read() then returns false and Finish() says Cancelled.
+    std::mutex wd_mu;
+    std::condition_variable wd_cv;
+    bool wd_done = false, stalled = false;
+    auto last = std::chrono::steady_clock::now();
+    std::thread watchdog;
+    if (stall_timeout.count() > 0) {
+      watchdog = std::thread([&] {
+        std::unique_lock lock(wd_mu);
+        while (!wd_done) {
+          if (std::chrono::steady_clock::now() - last >= stall_timeout) {
+            stalled = true;
+            ctx.TryCancel();
+            return;
+          }
+          wd_cv.wait_for(lock, std::chrono::milliseconds(100));
+        }
+      });
+    }
+    struct Join {
+      std::thread& t;
+      std::mutex& mu;
+      std::condition_variable& cv;
+      bool& done;
+      ~Join() {
+        {
+          std::lock_guard lock(mu);
+          done = true;
+        }
+        cv.notify_all();
+        if (t.joinable()) t.join();
+      }
+    } join{watchdog, wd_mu, wd_cv, wd_done};
     auto reader = (*c)->maintenance->Snapshot(&ctx, req);
     pb::SnapshotResponse msg;
     std::optional<SnapshotReceiver> rx;  // made on the first message: a refused call writes nothing
@@ -773,6 +809,10 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     info.endpoint = endpoint;
     cli::Status write_failed;
     while (reader->Read(&msg)) {
+      if (stall_timeout.count() > 0) {
+        std::lock_guard lock(wd_mu);
+        last = std::chrono::steady_clock::now();
+      }
       if (!rx) rx.emplace(sink, progress, object);
       // etcd leaves the header of snapshot messages empty in 3.4-3.6; take
       // one if a server ever sends it.
@@ -786,8 +826,20 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     }
     grpc::Status st = reader->Finish();
     if (!write_failed) return std::move(write_failed).error();
+    bool was_stalled;
+    {
+      std::lock_guard lock(wd_mu);
+      was_stalled = stalled;
+    }
     if (!st.ok()) {
       auto e = from_status(st, "Snapshot", object);
+      if (was_stalled) {
+        e = cli::make_error(cli::ErrorKind::Timeout,
+                            "the snapshot stream stalled: nothing arrived for " +
+                                std::to_string(stall_timeout.count()) + " ms",
+                            object, "the member may be paused or overloaded; try another with --member");
+        e.reason = reason::kDeadlineExceeded;
+      }
       if (!rx && attempt == 0 && e.reason == reason::kInvalidAuthToken) {
         auto r = impl_->refresh_token(tok);
         if (r && r.value()) continue;

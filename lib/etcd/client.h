@@ -94,9 +94,12 @@ class Client {
   cli::Result<Header> move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
                                   std::optional<Deadline> deadline = {});
   // Streams the member's db to the sink, verified, then commits the sink.
-  // Without a deadline the stream may take as long as it needs.
+  // Without a deadline the stream may take as long as it needs; a stall
+  // timeout (0 = none) ends it when no message arrived for that long (a
+  // paused member), as ErrorKind::Timeout.
   cli::Result<SnapshotInfo> snapshot(const std::string& endpoint, backup::Sink& sink,
-                                     SnapshotProgress progress = {}, std::optional<Deadline> deadline = {});
+                                     SnapshotProgress progress = {}, std::optional<Deadline> deadline = {},
+                                     std::chrono::milliseconds stall_timeout = {});
 
   // Status of every endpoint at once under one deadline (default: call_timeout).
   std::vector<MemberResult<StatusInfo>> status_all(const std::vector<std::string>& endpoints,
