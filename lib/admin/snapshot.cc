@@ -52,7 +52,7 @@ cli::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequ
   }
   auto sink = backup::FileSink::create(r.path);
   if (!sink) return std::move(sink).error();
-  auto info = s.etcd->snapshot(src->member->endpoint, **sink, std::move(progress));
+  auto info = s.etcd->snapshot(src->member->endpoint, **sink, std::move(progress), std::nullopt, r.stall_timeout);
   if (!info) return std::move(info).error();
   SnapshotSaveReport out;
   out.path = r.path;

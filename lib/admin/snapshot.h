@@ -25,6 +25,7 @@ struct SnapshotSaveRequest {
   std::string path;
   std::string member;    // --member / -p: the source; empty = a healthy follower
   bool overwrite = false;
+  std::chrono::milliseconds stall_timeout{30000};  // no total timeout; this one ends a stalled stream
 };
 
 struct SnapshotSaveReport {

@@ -14,6 +14,7 @@ struct SaveOpts {
   bool overwrite = false, via_cr = false;
   admin::SnapshotCrRequest cr;
   std::string timeout = "30m";
+  std::string stall_timeout = "30s";
 };
 
 int run_via_cr(cli::Program& program, const SaveOpts& o) {
@@ -45,6 +46,9 @@ int run_save(cli::Program& program, const SaveOpts& o) {
   r.path = o.path;
   r.member = !o.member.empty() ? o.member : o.common.pod;
   r.overwrite = o.overwrite;
+  auto stall = cli::parse_duration(o.stall_timeout);
+  if (!stall) return fail(program, stall.error());
+  r.stall_timeout = *stall;
   cli::Progress progress(program.diag->stream(), cli::Progress::stderr_is_terminal(), o.common.kube.quiet);
   auto rep = admin::snapshot_save(ctx->session, r, [&progress](std::uint64_t done, std::uint64_t total) {
     std::string text = "snapshot: " + cli::human_bytes(static_cast<double>(done));
@@ -63,6 +67,8 @@ void add_save_flags(CLI::App& sub, SaveOpts& o) {
   add_common_flags(sub, o.common);
   sub.add_option("--member", o.member, "Take it from this member (default: a healthy follower)");
   sub.add_flag("--overwrite", o.overwrite, "Replace an existing file");
+  sub.add_option("--stall-timeout", o.stall_timeout, "Give up when no data arrived for this long (no total timeout)")
+      ->default_str("30s");
   sub.add_flag("--via-cr", o.via_cr, "Through an EtcdSnapshot the operator runs (needs a destination)");
   sub.add_option("--name", o.cr.name, "--via-cr: the EtcdSnapshot's name (default <cluster>-<UTC yyyymmdd-hhmmss>)");
   sub.add_option("--pvc", o.cr.pvc, "--via-cr: store on this PVC");

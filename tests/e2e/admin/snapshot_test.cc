@@ -186,6 +186,55 @@ TEST_CASE("a snapshot cut off mid-stream (member killed) leaves no file and exit
   e2e::run({"rm", "-rf", dir});
 }
 
+TEST_CASE("a stream that stalls (member paused) ends after --stall-timeout with 4 and no file") {
+  FixtureOptions o;
+  o.version = "3.6";
+  NativeCluster c(o);
+  fill(c, 70);
+  auto dir = tmpdir();
+  std::string path = dir + "/stall.db";
+  auto victim = c.members()[1];
+  std::vector<std::string> args{NativeCluster::binary(), "snapshot", "save", path, "-c", c.name(), "-n", c.ns(),
+                                "--connect", "direct", "--member", victim, "--stall-timeout", "2s"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, (dir + "/stderr").c_str(), O_WRONLY | O_CREAT, 0600);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  pid_t etcd_pid = member_pid(c, victim);
+  bool caught = false;
+  for (int i = 0; i < 20000 && !caught; ++i) {
+    struct stat st {};
+    if (::stat((path + ".part").c_str(), &st) == 0 && st.st_size > 0) {
+      ::kill(etcd_pid, SIGSTOP);
+      caught = true;
+    } else {
+      usleep(500);
+    }
+  }
+  REQUIRE(caught);
+  auto t0 = Clock::now();
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  double took = seconds_since(t0);
+  ::kill(etcd_pid, SIGCONT);
+  std::ifstream ef(dir + "/stderr");
+  std::string err((std::istreambuf_iterator<char>(ef)), {});
+  MESSAGE("stalled snapshot ended after " << took << " s: " << err);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 4);
+  CHECK(took < 5);
+  CHECK(err.find("stalled") != std::string::npos);
+  CHECK_FALSE(exists(path));
+  CHECK_FALSE(exists(path + ".part"));
+  e2e::run({"rm", "-rf", dir});
+}
+
 TEST_CASE("snapshot list and status read EtcdSnapshots, filtered by cluster") {
   FixtureOptions o;
   o.members = 1;
