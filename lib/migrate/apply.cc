@@ -8,14 +8,18 @@
 #include <filesystem>
 #include <thread>
 
+#include "backup/s3_client.h"
 #include "backup/stream_backup.h"
 #include "cli/outcome.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
+#include "migrate/backup_target.h"
 #include "migrate/inspect.h"
+#include "migrate/job_backup.h"
 #include "migrate/ownership.h"
+#include "operator/backup_names.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 #include "operator/resources.h"
@@ -135,13 +139,7 @@ class Pipeline {
     check_stop();
     bool pods_reowned = pods_have_new_owner();
     // D4: what could fail later is checked before auth is touched.
-    if (!request_.backup_dir.empty() && !pods_reowned) {
-      std::error_code ec;
-      if (!std::filesystem::is_directory(request_.backup_dir, ec) || ::access(request_.backup_dir.c_str(), W_OK) != 0) {
-        fail("prerequisites", cli::make_error(cli::ErrorKind::Refused, "is not a writable directory",
-                                              "--backup-dir " + request_.backup_dir, "create it first"));
-      }
-    }
+    if (!pods_reowned && !request_.skip_backup) backup_prerequisites();
     root_secret();
     if (!pods_reowned) {
       auth_step();
@@ -164,6 +162,35 @@ class Pipeline {
   }
 
   // --- prerequisites and credentials ------------------------------------------
+  // The destinations answer before anything changes: the directory is
+  // writable; the S3 credentials are there and the bucket takes them (a bad
+  // credential, a missing bucket or a wrong endpoint fail here, fast).
+  void backup_prerequisites() {
+    const std::string step = "prerequisites";
+    if (!request_.backup_dir.empty()) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(request_.backup_dir, ec) || ::access(request_.backup_dir.c_str(), W_OK) != 0) {
+        fail(step, cli::make_error(cli::ErrorKind::Refused, "is not a writable directory",
+                                   "--backup-dir " + request_.backup_dir, "create it first"));
+      }
+    }
+    if (valid_.backup_mode == BackupMode::Job) {
+      // D13: the Secret or PVC is there and the image known, before auth.
+      if (auto s = check_job_destination(k_, p_.ns, request_); !s) fail(step, s.error());
+      agent_image_ = must(step, agent_image(k_, request_, valid_.new_controller));
+      return;
+    }
+    if (valid_.s3 && valid_.backup_mode == BackupMode::Stream) {
+      s3_ = must(step, s3_destination(k_, p_.ns, request_));
+      backup::S3ClientOptions o;
+      o.attempts = 1;  // a check: the user wants its answer now
+      auto client = must(step, backup::S3Client::create(s3_->location, s3_->credentials, o));
+      const std::string key =
+          op::snapshot_object_key(s3_->key_prefix, op::migration_snapshot_file(p_.ns, p_.name));
+      if (auto s = client->check_access(key); !s) fail(step, s.error());
+    }
+  }
+
   bool pods_have_new_owner() {
     if (p_.member_names.empty()) return false;
     for (const auto& m : p_.member_names) {
@@ -271,9 +298,9 @@ class Pipeline {
       result_.backup = "skipped (--skip-backup)";
       return;
     }
-    if (valid_.backup_mode != BackupMode::Stream || request_.backup_dir.empty() || valid_.s3) {
-      fail(step, cli::make_error(cli::ErrorKind::Usage, "only stream backups to --backup-dir are available in this version",
-                                 {}, "use --backup-dir DIR or --skip-backup"));
+    if (valid_.backup_mode == BackupMode::Job) {
+      job_backup_step();
+      return;
     }
     etcd::Client& c = etcd_client();
     backup::StreamBackupRequest req;
@@ -282,10 +309,69 @@ class Pipeline {
     req.cluster_uid = p_.legacy_uid;
     for (const auto& t : targets_) req.endpoints.push_back(t.config.endpoints.front());
     req.dir = request_.backup_dir;
-    auto r = must(step, backup::stream_backup(c, req));
-    result_.backup = r.file + " (" + std::to_string(r.bytes) + " bytes, sha256 " + r.sha256 + ", revision " +
-                     std::to_string(r.revision) + ")";
+    req.s3 = s3_;
+    if (valid_.backup_timeout.count() > 0) req.deadline = std::chrono::system_clock::now() + valid_.backup_timeout;
+    if (hooks_.transfer) {
+      const std::string cluster = p_.ns + "/" + p_.name;
+      req.progress = [this, cluster](const std::string& endpoint, std::uint64_t done, std::uint64_t total) {
+        hooks_.transfer(cluster, endpoint, done, total);
+      };
+    }
+    req.cancelled = [this] { return hooks_.stop != nullptr && hooks_.stop->load() != 0; };
+    progress("backup: streaming a snapshot to " + backup_destinations());
+    auto r = backup::stream_backup(c, req);
+    if (!r && r.error().kind == cli::ErrorKind::Interrupted) throw Stop{};
+    if (!r) fail(step, std::move(r).error());
+    std::string where;
+    for (const auto& d : r->destinations) where += (where.empty() ? "" : " and ") + d;
+    result_.backup = where + " (" + std::to_string(r->bytes) + " bytes, sha256 " + r->sha256 + ", revision " +
+                     std::to_string(r->revision) + ", from " + r->endpoint + ")";
     done(step, true);
+  }
+
+  void job_backup_step() {
+    const std::string step = "backup";
+    backup::BackupJobSpec spec;
+    spec.ns = p_.ns;
+    spec.cluster = p_.name;
+    spec.cluster_uid = p_.legacy_uid;
+    spec.client_service = legacy_.client_service();
+    spec.agent_image = agent_image_;
+    spec.timeout = std::chrono::duration_cast<std::chrono::seconds>(valid_.backup_timeout);
+    spec.server_secret = legacy_.tls_secret("serverSecret");
+    spec.server_trusted_ca_secret = legacy_.tls_secret("serverTrustedCASecret");
+    spec.client_secret = legacy_.tls_secret("clientSecret");
+    std::string where;
+    const std::string file = op::migration_snapshot_file(p_.ns, p_.name);
+    if (valid_.pvc) {
+      spec.pvc = backup::BackupJobPvc{request_.pvc_claim, request_.pvc_subpath};
+      std::string sub = request_.pvc_subpath.empty() ? "" : "/" + request_.pvc_subpath;
+      where = "PVC " + request_.pvc_claim + ":" + sub + "/" + file;
+    } else {
+      spec.s3 = backup::BackupJobS3{request_.s3_endpoint, request_.s3_bucket, request_.s3_key, request_.s3_region,
+                                    request_.s3_force_path_style, request_.s3_credentials_secret};
+      where = backup::s3_uri(request_.s3_bucket, op::snapshot_object_key(request_.s3_key, file));
+    }
+    JobBackupOptions o;
+    if (valid_.backup_timeout.count() > 0) o.timeout = valid_.backup_timeout;
+    o.cancelled = [this] { return hooks_.stop != nullptr && hooks_.stop->load() != 0; };
+    o.progress = [this](const std::string& line) { progress(line); };
+    progress("backup: a Job of the snapshot agent writes " + where);
+    auto r = run_backup_job(k_, spec, o);
+    if (!r && r.error().kind == cli::ErrorKind::Interrupted) throw Stop{};
+    if (!r) fail(step, std::move(r).error());
+    result_.backup = where + " (by Job " + r->job + ", " + r->how + ")";
+    done(step, true);
+  }
+
+  std::string backup_destinations() const {
+    std::string out;
+    if (!request_.backup_dir.empty()) out = request_.backup_dir;
+    if (s3_) {
+      const std::string key = op::snapshot_object_key(s3_->key_prefix, op::migration_snapshot_file(p_.ns, p_.name));
+      out += (out.empty() ? "" : " and ") + backup::s3_uri(s3_->location.bucket, key);
+    }
+    return out;
   }
 
   // Facts verify needs, recorded before anything changes owner (E5, E8, E11).
@@ -602,6 +688,8 @@ class Pipeline {
   ClusterResult result_;
   std::string password_;
   std::unique_ptr<etcd::Client> etcd_;
+  std::optional<backup::S3Destination> s3_;  // stream mode's S3 destination, checked by the prerequisites
+  std::string agent_image_;                  // job mode's image, resolved by the prerequisites
   std::vector<EtcdTarget> targets_;
   json cluster_;
   bool auth_disabled_by_us_ = false;

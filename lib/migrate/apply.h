@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -55,6 +56,11 @@ struct ApplyReport {
 struct ApplyHooks {
   // Progress for stderr: "<ns>/<c>: <what>".
   std::function<void(const std::string&)> progress;
+  // A transient progress of a cluster's safety backup (bytes streamed from
+  // `endpoint`; total 0 while unknown), for an overprinted line.
+  std::function<void(const std::string& cluster, const std::string& endpoint, std::uint64_t done,
+                     std::uint64_t total)>
+      transfer;
   // Called after each mutating step is done (a test seam for crash tests).
   std::function<void(const std::string& cluster, const std::string& step)> after_step;
   // Set by the program's signal handler; checked between steps.

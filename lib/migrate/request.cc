@@ -82,10 +82,6 @@ cli::Result<ValidRequest> validate(const AdoptRequest& r) {
     }
   }
   v.backup_configured = !r.skip_backup && (v.s3 || v.pvc || dir);
-  if (r.apply && (v.s3 || v.backup_mode == BackupMode::Job)) {
-    return usage("--apply with an S3 or Job backup is not available in this version yet",
-                 "use --backup-dir DIR (stream mode), or --skip-backup");
-  }
   if (r.apply && !r.skip_backup && !v.backup_configured) {
     return usage("--apply needs a safety backup destination",
                  "give --backup-dir DIR or --backup-s3-*, or --skip-backup to adopt without one");

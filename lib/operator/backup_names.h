@@ -24,6 +24,10 @@ inline constexpr std::string_view kSnapshotMetaSha256 = "etcd-snapshot-sha256";
 inline constexpr std::string_view kLabelCreatedBy = "app.kubernetes.io/created-by";
 inline constexpr std::string_view kCreatedByMigrate = "etcd-migrate";
 
+// Kubernetes' label on a Job's pods naming the Job's uid: selects the pods
+// of this very Job, not of an earlier one of the same name.
+inline constexpr std::string_view kLabelJobControllerUid = "batch.kubernetes.io/controller-uid";
+
 // SNAPSHOT_NAME of the agent: <ns>-<c>-migration.
 inline std::string migration_snapshot_name(std::string_view ns, std::string_view c) {
   return std::string(ns) + "-" + std::string(c) + "-migration";

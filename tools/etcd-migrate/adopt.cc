@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/kube_flags.h"
+#include "cli/progress.h"
 #include "cli/render.h"
 #include "migrate/adoption_plan.h"
 #include "migrate/apply.h"
@@ -93,7 +94,21 @@ int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool 
   install_signal_handlers();
   migrate::ApplyHooks hooks;
   hooks.stop = &g_stop;
-  hooks.progress = [&diag](const std::string& line) { diag.note(line); };
+  // Step lines stay; a backup's byte count overprints one line on a
+  // terminal (plain lines every few seconds otherwise).
+  cli::Progress transfer(diag.stream(), cli::Progress::stderr_is_terminal(), request.kube.quiet);
+  hooks.progress = [&diag, &transfer](const std::string& line) {
+    transfer.finish();
+    diag.note(line);
+  };
+  hooks.transfer = [&transfer](const std::string& cluster, const std::string& endpoint, std::uint64_t done,
+                               std::uint64_t total) {
+    std::string text = cluster + ": backup from " + endpoint + ": " + cli::human_bytes(static_cast<double>(done));
+    if (total > 0) {
+      text += " of " + cli::human_bytes(static_cast<double>(total)) + " (" + std::to_string(done * 100 / total) + "%)";
+    }
+    transfer.update(text);
+  };
   // A test seam for crash tests: ETCD_MIGRATE_TEST_KILL_AFTER=<step> (or
   // <ns>/<name>:<step>) sends the process SIGKILL (or the signal named by
   // ETCD_MIGRATE_TEST_SIGNAL: INT, TERM) right after that step.
@@ -106,6 +121,7 @@ int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool 
     };
   }
   migrate::ApplyReport report = migrate::apply_plan(**client, *plan, request, *valid, hooks);
+  transfer.finish();
   if (text) {
     *program.out << migrate::apply_text(report);
   } else {
@@ -154,21 +170,21 @@ void setup_adopt_command(CLI::App& sub, cli::Action& action, cli::Program& progr
 
   auto* bk = "Safety backup";
   sub.add_flag("--skip-backup", r.skip_backup, "Adopt without a safety backup")->group(bk);
-  sub.add_option("--backup-mode", r.backup_mode, "stream (the tool takes the snapshot) or job")
+  sub.add_option("--backup-mode", r.backup_mode, "stream (the tool takes the snapshot itself) or job (a Job of the operator's snapshot agent)")
       ->default_str("stream")
       ->group(bk);
-  sub.add_option("--backup-dir", r.backup_dir, "Directory for one snapshot file per cluster (stream mode)")->group(bk);
+  sub.add_option("--backup-dir", r.backup_dir, "Directory for one snapshot file per cluster (stream mode; with --backup-s3-* both get it)")->group(bk);
   sub.add_option("--agent-image", r.agent_image, "Snapshot agent image (job mode; default: the new operator's)")
       ->group(bk);
-  sub.add_option("--backup-timeout", r.backup_timeout, "How long each backup may take")->default_str("30m")->group(bk);
+  sub.add_option("--backup-timeout", r.backup_timeout, "How long each backup may take (job mode: also the Job's activeDeadlineSeconds)")->default_str("30m")->group(bk);
   sub.add_option("--backup-s3-endpoint", r.s3_endpoint, "S3 endpoint URL")->group(bk);
   sub.add_option("--backup-s3-bucket", r.s3_bucket, "S3 bucket")->group(bk);
-  sub.add_option("--backup-s3-key", r.s3_key, "S3 key prefix")->group(bk);
+  sub.add_option("--backup-s3-key", r.s3_key, "S3 key prefix; the object is PREFIX/<ns>-<cluster>-migration.db")->group(bk);
   sub.add_option("--backup-s3-region", r.s3_region, "S3 region")->group(bk);
   sub.add_flag("--backup-s3-force-path-style", r.s3_force_path_style, "Path-style S3 addressing (MinIO, Ceph)")
       ->group(bk);
   sub.add_option("--backup-s3-credentials-secret", r.s3_credentials_secret,
-                 "Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in each namespace")
+                 "Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in each namespace (stream mode: default the AWS_* environment)")
       ->group(bk);
   sub.add_option("--backup-pvc-claim", r.pvc_claim, "PVC for the backup (job mode)")->group(bk);
   sub.add_option("--backup-pvc-subpath", r.pvc_subpath, "Directory inside that PVC (job mode)")->group(bk);
