@@ -77,6 +77,16 @@ TEST_CASE("backup flags: the reference's rules in order, plus E9's modes") {
   CHECK(ok->backup_configured);
 
   r = base();
+  r.apply = true;  // --apply streams to S3, alone or with --backup-dir
+  r.s3_endpoint = "https://s3";
+  r.s3_bucket = "b";
+  r.backup_dir = "/tmp/x";
+  auto both = migrate::validate(r);
+  REQUIRE(both.ok());
+  CHECK(both->s3);
+  CHECK(both->backup_mode == migrate::BackupMode::Stream);
+
+  r = base();
   r.apply = true;  // neither destination nor --skip-backup
   CHECK(kind_of(r) == cli::ErrorKind::Usage);
 
