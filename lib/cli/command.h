@@ -36,8 +36,8 @@ struct CommandSpec {
 
 // `selected` is the first argument: when it names a command, only that one
 // gets its flags (the others keep their name and description for --help),
-// since building every command's flags is most of a short command's
-// start-up (bench/startup.sh). Otherwise every command is set up.
+// since building every command's flags was the largest part of a short
+// command's own CPU time (bench/startup.sh). Otherwise every command is set up.
 void register_commands(CLI::App& app, std::span<const CommandSpec> commands, Action& action,
                        Program& program, std::string_view selected = {});
 
