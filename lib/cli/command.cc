@@ -5,10 +5,12 @@
 namespace cli {
 
 void register_commands(CLI::App& app, std::span<const CommandSpec> commands, Action& action,
-                       Program& program) {
+                       Program& program, std::string_view selected) {
+  bool known = false;
+  for (const auto& c : commands) known = known || selected == c.name;
   for (const auto& c : commands) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
-    c.setup(*sub, action, program);
+    if (!known || selected == c.name) c.setup(*sub, action, program);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -33,8 +34,12 @@ struct CommandSpec {
   void (*setup)(CLI::App& sub, Action& action, Program& program);
 };
 
+// `selected` is the first argument: when it names a command, only that one
+// gets its flags (the others keep their name and description for --help),
+// since building every command's flags was the largest part of a short
+// command's own CPU time (bench/startup.sh). Otherwise every command is set up.
 void register_commands(CLI::App& app, std::span<const CommandSpec> commands, Action& action,
-                       Program& program);
+                       Program& program, std::string_view selected = {});
 
 // Adds -o/--output with the allowed formats checked by the parser (a bad value
 // is a usage error, 128).

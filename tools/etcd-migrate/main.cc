@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
              "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
 
   cli::Action action;
-  cli::register_commands(app, kCommands, action, program);
   auto args = with_default_command(argc, argv);
+  cli::register_commands(app, kCommands, action, program, args.size() > 1 ? args[1] : "");
   if (auto rc = cli::parse_args(app, static_cast<int>(args.size()), args.data(), std::cout, diag)) return *rc;
   return action ? action() : 0;
 }

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
              "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
 
   cli::Action action;
-  cli::register_commands(app, kCommands, action, program);
+  cli::register_commands(app, kCommands, action, program, argc > 1 ? argv[1] : "");
   if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
   return action ? action() : 0;
 }
