@@ -8,6 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/command.h"
+#include "cli/hidden_cmds.h"
 #include "cli/version_cmd.h"
 
 #include "adopt.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
 
   cli::Action action;
   cli::register_commands(app, kCommands, action, program);
+  cli::add_hidden_commands(app, action, program);
   auto args = with_default_command(argc, argv);
   if (auto rc = cli::parse_args(app, static_cast<int>(args.size()), args.data(), std::cout, diag)) return *rc;
   return action ? action() : 0;
