@@ -8,6 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/command.h"
+#include "cli/hidden_cmds.h"
 #include "cli/version_cmd.h"
 
 #include "adopt.h"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   cli::Action action;
   auto args = with_default_command(argc, argv);
   cli::register_commands(app, kCommands, action, program, args.size() > 1 ? args[1] : "");
+  cli::add_hidden_commands(app, action, program);
   if (auto rc = cli::parse_args(app, static_cast<int>(args.size()), args.data(), std::cout, diag)) return *rc;
   return action ? action() : 0;
 }

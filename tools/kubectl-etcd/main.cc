@@ -5,6 +5,7 @@
 
 #include "cli/app.h"
 #include "cli/command.h"
+#include "cli/hidden_cmds.h"
 #include "cli/version_cmd.h"
 #include "commands.h"
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
 
   cli::Action action;
   cli::register_commands(app, kCommands, action, program, argc > 1 ? argv[1] : "");
+  cli::add_hidden_commands(app, action, program);
   if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
   return action ? action() : 0;
 }

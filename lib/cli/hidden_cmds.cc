@@ -1,0 +1,78 @@
+#include "cli/hidden_cmds.h"
+
+#include <fstream>
+#include <memory>
+
+#include "cli/completion.h"
+#include "cli/completion_values.h"
+#include "cli/manpage.h"
+#include "cli/version.h"
+
+namespace cli {
+
+void add_hidden_commands(CLI::App& app, Action& action, Program& program) {
+  auto dir = std::make_shared<std::string>();
+  auto* man = app.add_subcommand("__man", "Write the man pages into DIR");
+  man->group("");
+  man->add_option("dir", *dir, "Output directory")->required();
+  man->callback([&app, &action, &program, dir] {
+    action = [&app, &program, dir] {
+      std::string source = std::string(kProjectName) + " " + kVersion;
+      std::string display = program.binary == "kubectl-etcd" ? "kubectl etcd" : program.binary;
+      for (const auto& page : man_pages(app, program.binary, display, source)) {
+        std::ofstream out(*dir + "/" + page.file, std::ios::binary | std::ios::trunc);
+        out << page.text;
+        if (!out.flush()) {
+          program.diag->error(make_error(ErrorKind::Failed, "cannot write " + *dir + "/" + page.file, {},
+                                         "check that the directory exists and is writable"));
+          return exit_code(ErrorKind::Failed);
+        }
+      }
+      return 0;
+    };
+  });
+
+  auto shell = std::make_shared<std::string>();
+  auto* script = app.add_subcommand("__completion", "Print the completion script of SHELL");
+  script->group("");
+  script->add_option("shell", *shell, "bash, zsh, fish or kubectl")->required();
+  script->callback([&action, &program, shell] {
+    action = [&program, shell] {
+      auto text = completion_script(*shell, program.binary);
+      if (!text) {
+        program.diag->error(make_error(ErrorKind::Usage, "no completion script for \"" + *shell + "\"", {},
+                                       "use bash, zsh or fish (kubectl for a kubectl plugin)"));
+        return exit_code(ErrorKind::Usage);
+      }
+      *program.out << *text;
+      program.out->flush();
+      return 0;
+    };
+  });
+
+  // Every word after __complete is the command line being completed, flags
+  // included, so this command parses nothing itself.
+  auto* comp = app.add_subcommand("__complete", "Print the completions of WORDS (the last is the current word)");
+  comp->group("");
+  comp->set_help_flag();
+  comp->prefix_command();
+  comp->allow_extras();
+  comp->callback([&app, &action, &program, comp] {
+    auto words = comp->remaining();
+    action = [&app, &program, words] {
+      Completion c = complete(app, program.binary, words);
+      auto candidates = c.candidates;
+      if (c.lookup != ValueKind::None && c.lookup != ValueKind::File && c.lookup != ValueKind::Directory) {
+        // A failed lookup offers nothing: the shell must not print errors.
+        if (auto found = lookup_values(c.lookup, c.scope, c.prefix)) {
+          for (auto& f : *found) candidates.push_back({c.insert_prefix + f.value, f.description});
+        }
+      }
+      *program.out << format_candidates(candidates, c.lookup);
+      program.out->flush();
+      return 0;
+    };
+  });
+}
+
+}  // namespace cli
