@@ -61,7 +61,9 @@ cli::Error port_forward_error(int http_status, std::string_view body, const std:
     return x;
   };
   if (http_status == 403) {
-    e.hint = "the user needs RBAC \"create\" on \"pods/portforward\" in namespace \"" + ns +
+    // The upgrade is a GET, which the apiserver authorizes as "get" and,
+    // since 1.35, as "create" too.
+    e.hint = "the user needs RBAC \"create\" and \"get\" on \"pods/portforward\" in namespace \"" + ns +
              "\"; or use --connect direct where the pod IPs are reachable";
     return e;
   }

@@ -7,7 +7,7 @@ TEST_CASE("a 403 names the verb and the resource, and the RBAC rule to ask for")
   auto e = kube::port_forward_error(403, body, "ns", "etcd-0");
   CHECK(e.kind == cli::ErrorKind::PermissionDenied);
   CHECK(e.one_line().find("cannot create pods/portforward") != std::string::npos);
-  CHECK(e.hint.find("\"create\" on \"pods/portforward\"") != std::string::npos);
+  CHECK(e.hint.find("\"create\" and \"get\" on \"pods/portforward\"") != std::string::npos);
 }
 
 TEST_CASE("a pod without a node is not running; a failed dial to the kubelet is explained") {

@@ -5,7 +5,10 @@
 // upstream kubelet streaming code (k8s.io/cri-streaming). Each forwarded
 // stream is connected to the pod's status.podIP and the requested port (the
 // fixtures set podIP to the member's loopback address). It runs no
-// containers, reports nothing else and answers nothing else.
+// containers and answers nothing else. The one other kubelet duty it takes
+// on: a pod of its node being deleted is removed for good (grace period 0),
+// as a kubelet does once the containers stopped, so namespaces still go
+// away at once as they did before pods had a node.
 package main
 
 import (
@@ -105,6 +108,37 @@ func (a *agent) register(ip string, port int) error {
 		return fmt.Errorf("writing node %s status: %d %s", a.node, code, out)
 	}
 	return nil
+}
+
+// finishDeletions removes this node's pods that are being deleted, every
+// second, until the process ends.
+func (a *agent) finishDeletions() {
+	for {
+		time.Sleep(time.Second)
+		code, b, err := a.do("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D"+a.node, "", nil)
+		if err != nil || code != http.StatusOK {
+			continue
+		}
+		var list struct {
+			Items []struct {
+				Metadata struct {
+					Name, Namespace, UID string
+					DeletionTimestamp    *string `json:"deletionTimestamp"`
+				} `json:"metadata"`
+			} `json:"items"`
+		}
+		if json.Unmarshal(b, &list) != nil {
+			continue
+		}
+		for _, p := range list.Items {
+			if p.Metadata.DeletionTimestamp == nil {
+				continue
+			}
+			body, _ := json.Marshal(map[string]any{"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
+				"preconditions": map[string]any{"uid": p.Metadata.UID}})
+			a.do("DELETE", "/api/v1/namespaces/"+p.Metadata.Namespace+"/pods/"+p.Metadata.Name, "application/json", body)
+		}
+	}
 }
 
 type forwarder struct{ a *agent }
@@ -214,6 +248,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+	go a.finishDeletions()
 	log.Printf("node agent for node %s serving on %s", a.node, ln.Addr())
 	log.Fatal(http.Serve(ln, mux))
 }
