@@ -71,7 +71,11 @@ cli::Error port_forward_error(int http_status, std::string_view body, const std:
     return explained("cannot port-forward: the pod is not running (no node assigned)", "PodNotRunning",
                      "wait until the pod runs, or check why it is not scheduled");
   }
-  if (http_status == 404 && !from_apiserver) {
+  if (http_status == 404 && from_apiserver) {
+    e.kind = ErrorKind::NotFound;  // the pod itself is gone
+    return e;
+  }
+  if (http_status == 404) {
     return explained("cannot port-forward: the pod's kubelet does not run it (" + message + ")", "PodNotRunning",
                      "check that the pod is running");
   }

@@ -106,7 +106,7 @@ TEST_CASE("kubectl-etcd's commands over port-forward on a TLS+auth cluster") {
   e2e::run({"rm", "-rf", tmpl});
 
   // auto is port-forward outside a cluster (no KUBERNETES_SERVICE_HOST here).
-  auto by_auto = c.tool_via("auto", {"status"}, {"-o", "json", "-v", "1"});
+  auto by_auto = c.tool_via("auto", {"status"}, {"-o", "json", "-v"});
   CHECK_MESSAGE(by_auto.rc == 0, by_auto.err);
   CHECK(by_auto.err.find("/portforward?ports=2379") != std::string::npos);
 }

@@ -24,10 +24,12 @@ TEST_CASE("each channel's first two bytes announce the port; the rest is payload
   auto b = d.take(msg(kErrorChannel, kPort2379));
   REQUIRE(b.ok());
   CHECK(d.ready());
-  auto c = d.take(msg(kDataChannel, "etcd bytes"));
+  std::string data = msg(kDataChannel, "etcd bytes");  // payloads point into the message
+  auto c = d.take(data);
   REQUIRE(c.ok());
   CHECK(c->payload == "etcd bytes");
-  auto e = d.take(msg(kErrorChannel, "error forwarding port 2379"));
+  std::string error = msg(kErrorChannel, "error forwarding port 2379");
+  auto e = d.take(error);
   REQUIRE(e.ok());
   CHECK(e->channel == kErrorChannel);
   CHECK(e->payload == "error forwarding port 2379");
@@ -37,7 +39,8 @@ TEST_CASE("a prefix split over messages, and payload behind it in the same messa
   Demux d(2379);
   auto a = d.take(msg(kDataChannel, kPort2379.substr(0, 1)));
   REQUIRE(a.ok());
-  auto b = d.take(msg(kDataChannel, kPort2379.substr(1) + "xy"));
+  std::string rest = msg(kDataChannel, kPort2379.substr(1) + "xy");
+  auto b = d.take(rest);
   REQUIRE(b.ok());
   CHECK(b->payload == "xy");
 }
