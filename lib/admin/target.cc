@@ -7,6 +7,7 @@
 #include "etcd/member_id.h"
 #include "kube/base64.h"
 #include "kube/client.h"
+#include "kube/local_forward.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -62,19 +63,27 @@ Getenv process_env() {
   };
 }
 
-cli::Result<ConnectMode> parse_connect(const std::string& value) {
-  if (value == "auto" || value == "direct") return ConnectMode::Direct;
-  if (value == "port-forward") {
-    return cli::make_error(cli::ErrorKind::Usage, "--connect port-forward is not available yet", {},
-                           "use --connect direct (pod IPs must be reachable from here)");
+cli::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env) {
+  if (value == "direct") return ConnectMode::Direct;
+  if (value == "port-forward") return ConnectMode::PortForward;
+  if (value == "auto") {
+    auto host = env("KUBERNETES_SERVICE_HOST");
+    return host && !host->empty() ? ConnectMode::Direct : ConnectMode::PortForward;
   }
   return cli::make_error(cli::ErrorKind::Usage, "invalid --connect \"" + value + "\"", {},
                          "use auto, direct or port-forward");
 }
 
 cli::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env) {
-  if (auto m = parse_connect(o.connect); !m) return std::move(m).error();
+  auto mode = parse_connect(o.connect, env);
+  if (!mode) return std::move(mode).error();
   bool k8s = !o.cluster.empty() || !o.pod.empty();
+  if (!k8s && !o.endpoints.empty() && o.connect == "port-forward") {
+    return cli::make_error(cli::ErrorKind::Usage, "--connect port-forward needs a cluster (-c/--cluster or -p/--pod)", {},
+                           "--endpoints are dialled as given");
+  }
+  // --endpoints bypass Kubernetes: always dialled as given.
+  o.connect = *mode == ConnectMode::PortForward && o.endpoints.empty() ? "port-forward" : "direct";
   if (k8s && !o.endpoints.empty()) {
     return cli::make_error(cli::ErrorKind::Usage, "--endpoints cannot be combined with -c/--cluster or -p/--pod", {},
                            "name a cluster, or give endpoints for any etcd");
@@ -335,6 +344,16 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
   t.member_objects = members->value("items", json::array());
   t.pod_objects = pods->value("items", json::array());
   t.members = member_targets(t.cluster_object, t.member_objects, t.pod_objects);
+  if (o.connect == "port-forward") {
+    // Only a running pod can be forwarded to; say so rather than time out.
+    std::map<std::string, std::string> phase;
+    for (const auto& p : t.pod_objects) phase[str(p, "/metadata/name"_json_pointer)] = str(p, "/status/phase"_json_pointer);
+    for (auto& m : t.members) {
+      if (m.endpoint.empty() || phase[m.name] == "Running") continue;
+      m.problem = "pod \"" + m.name + "\" is not running (phase " + (phase[m.name].empty() ? "unknown" : phase[m.name]) + ")";
+      m.endpoint.clear();
+    }
+  }
   if (!o.pod.empty()) {
     bool found = false;
     for (const auto& m : t.members) found = found || m.name == o.pod;
@@ -357,6 +376,19 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
   }
   if (auto st = apply_cluster_tls(*kube, o, t.cluster_object, cfg); !st) return std::move(st).error();
   if (auto st = apply_credentials(kube, o, t.cluster_object, cfg); !st) return std::move(st).error();
+  if (o.connect == "port-forward") {
+    std::map<std::string, std::string> pod_by_url;
+    for (const auto& m : t.members) {
+      if (!m.endpoint.empty()) pod_by_url[m.endpoint] = m.name;
+    }
+    cfg.dial = kube::PortForwards::dialer(std::make_shared<kube::PortForwards>(kube->shared_transport()), o.ns,
+                                          std::move(pod_by_url), static_cast<std::uint16_t>(op::kClientPort));
+    // The first forward now: a refusal by RBAC concerns every pod, so it is
+    // the command's error (exit 7), not one per member. Other failures stay
+    // per member; the forward is kept for the calls either way.
+    auto first = cfg.dial(cfg.endpoints.front());
+    if (!first && first.error().kind == cli::ErrorKind::PermissionDenied) return std::move(first).error();
+  }
   return t;
 }
 

@@ -37,7 +37,7 @@ struct TargetOptions {
   std::string user;                // name[:password]
   std::string tls_server_name;
   bool insecure_skip_tls_verify = false;
-  std::string connect = "auto";    // auto|direct|port-forward
+  std::string connect = "auto";    // auto|direct|port-forward; normalize() leaves direct|port-forward
   std::chrono::milliseconds dial_timeout{5000};
   std::chrono::milliseconds command_timeout{5000};
   std::string operator_deployment;  // --operator NS/NAME (default: the chart's)
@@ -51,7 +51,9 @@ Getenv process_env();
 // ETCDCTL_* environment folded in where no flag was given (--endpoints mode
 // only: a cluster's own Secrets win over a shell's leftovers).
 cli::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env);
-cli::Result<ConnectMode> parse_connect(const std::string& value);
+// auto: direct inside a cluster (KUBERNETES_SERVICE_HOST set), port-forward
+// outside (admin.md 5.4).
+cli::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env);
 
 // One member as the command will dial it.
 struct MemberTarget {
@@ -90,7 +92,10 @@ std::string peer_url(const nlohmann::json& cluster, const nlohmann::json& member
 // "https" when the cluster serves clients over TLS.
 bool client_tls(const nlohmann::json& cluster);
 
-// Resolves against the API (kube may be null with --endpoints).
+// Resolves against the API (kube may be null with --endpoints). With
+// port-forward the endpoints stay the pods' URLs (they name the members) and
+// config.dial sends each through a local forward to its pod, started on
+// first use.
 cli::Result<Target> resolve(const TargetOptions& options, kube::Client* kube);
 
 }  // namespace admin

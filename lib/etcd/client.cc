@@ -98,6 +98,18 @@ struct Client::Impl {
   cli::Result<std::shared_ptr<Conn>> conn(const std::string& url) {
     auto ep = parse_endpoint(url, default_tls);
     if (!ep) return std::move(ep).error();
+    {
+      std::lock_guard lock(mu);
+      if (auto it = conns.find(url); it != conns.end()) return it->second;
+    }
+    std::string target = ep->target;
+    if (cfg.dial) {
+      // Outside the lock: setting up a forward may take seconds, and other
+      // members' calls go on meanwhile.
+      auto t = cfg.dial(url);
+      if (!t) return std::move(t).error();
+      target = *t;
+    }
     std::lock_guard lock(mu);
     if (auto it = conns.find(url); it != conns.end()) return it->second;
     // Not auth_mu: logging in dials, and holds auth_mu while doing so.
@@ -131,7 +143,7 @@ struct Client::Impl {
       if (!name.empty()) args.SetSslTargetNameOverride(name);
     }
     auto c = std::make_shared<Conn>();
-    c->channel = grpc::CreateCustomChannel("dns:///" + ep->target, cc, args);
+    c->channel = grpc::CreateCustomChannel("dns:///" + target, cc, args);
     c->kv = pb::KV::NewStub(c->channel);
     c->cluster = pb::Cluster::NewStub(c->channel);
     c->maintenance = pb::Maintenance::NewStub(c->channel);

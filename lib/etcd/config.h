@@ -4,9 +4,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "cli/result.h"
 
 namespace etcd {
 
@@ -42,6 +45,12 @@ struct Config {
   std::chrono::milliseconds dial_timeout{5000};
   // Default deadline of one call when the caller gives none.
   std::chrono::milliseconds call_timeout{5000};
+  // How to reach an endpoint when its host cannot be dialled from here
+  // (--connect port-forward): the endpoint URL as given -> "host:port" to
+  // dial instead. TLS still verifies the endpoint's server name. Called
+  // once per endpoint and client, when its channel is first needed; an
+  // error fails that call. Empty: dial the URL's host.
+  std::function<cli::Result<std::string>(const std::string& url)> dial;
 };
 
 }  // namespace etcd

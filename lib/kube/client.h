@@ -95,6 +95,8 @@ class Client {
 
   Discovery& discovery() { return discovery_; }
   Transport& transport() { return *transport_; }
+  // For what must outlive this client's users (port-forwards).
+  std::shared_ptr<Transport> shared_transport() const { return transport_; }
   const RestConfig& config() const { return transport_->config(); }
   TransportStats stats() const { return transport_->stats(); }
 

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -70,6 +71,45 @@ curl_blob blob_of(const std::string& s) {
   b.len = s.size();
   b.flags = CURL_BLOB_COPY;
   return b;
+}
+
+// A failed curl exchange as an error; `started`: bytes may have reached
+// the server (so only reads may be sent again).
+cli::Error curl_failure(CURLcode rc, bool started, std::string message, std::string object) {
+  cli::Error e;
+  e.object = std::move(object);
+  e.message = std::move(message);
+  std::string error = curl_easy_strerror(rc);
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = kReasonConnectFailed;
+      e.message = "cannot connect: " + error;
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      e.kind = started ? ErrorKind::Timeout : ErrorKind::CannotConnect;
+      e.reason = started ? kReasonTimeout : kReasonConnectFailed;
+      e.message = "request timed out: " + error;
+      break;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_ISSUER_ERROR:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = kReasonTLS;
+      e.message = "TLS failed: " + error;
+      e.hint = "check the certificate authority, the client certificate and tls-server-name of the kubeconfig";
+      break;
+    default:
+      e.kind = ErrorKind::CannotConnect;
+      e.reason = started ? kReasonTransportFailed : kReasonConnectFailed;
+      break;
+  }
+  return e;
 }
 
 }  // namespace
@@ -167,37 +207,17 @@ void Transport::give_back(void* handle) {
   pool_.push_back(handle);
 }
 
-cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
-  auto auth = credentials_.current();
-  if (!auth) return std::move(auth).error();
-
-  CURL* c = static_cast<CURL*>(take_handle());
-  if (c == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
-  std::string url = url_base_ + req.path;
-  HttpResponse resp;
-  Exchange x{&req, c, &resp};
-
-  curl_easy_setopt(c, CURLOPT_SHARE, share_->sh);
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+// What every connection to the apiserver shares: TLS verified unless the
+// kubeconfig explicitly says otherwise, the client certificate, the
+// tls-server-name redirection, the proxy, timeouts. The blobs are copied by
+// curl. Returns the CONNECT_TO list the caller frees after the transfer.
+curl_slist* Transport::connection_options(void* handle, const AuthMaterial& auth) const {
+  CURL* c = static_cast<CURL*>(handle);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
-  curl_easy_setopt(c, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-  // curl_easy_perform copies this into its private multi handle, whose limit
-  // bounds the shared cache: at the default (5) concurrent threads would
-  // close each other's idle connections and handshake again and again.
-  curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
-  auto timeout = req.timeout.count() > 0 ? req.timeout : options_.request_timeout;
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_write);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip for large lists
-
-  // TLS: verified unless the kubeconfig explicitly says otherwise.
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, config_.insecure_skip_tls_verify ? 0L : 1L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, config_.insecure_skip_tls_verify ? 0L : 2L);
   curl_blob ca{}, cert{}, key{};
@@ -207,8 +227,8 @@ cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   } else if (!config_.ca_file.empty()) {
     curl_easy_setopt(c, CURLOPT_CAINFO, config_.ca_file.c_str());
   }
-  const std::string& cert_pem = !auth->cert_pem.empty() ? auth->cert_pem : config_.cert_pem;
-  const std::string& key_pem = !auth->key_pem.empty() ? auth->key_pem : config_.key_pem;
+  const std::string& cert_pem = !auth.cert_pem.empty() ? auth.cert_pem : config_.cert_pem;
+  const std::string& key_pem = !auth.key_pem.empty() ? auth.key_pem : config_.key_pem;
   curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
   curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
   if (!cert_pem.empty()) {
@@ -229,7 +249,34 @@ cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
     curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to);
   }
   if (!config_.proxy_url.empty()) curl_easy_setopt(c, CURLOPT_PROXY, config_.proxy_url.c_str());
+  return connect_to;
+}
 
+cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
+  auto auth = credentials_.current();
+  if (!auth) return std::move(auth).error();
+
+  CURL* c = static_cast<CURL*>(take_handle());
+  if (c == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  std::string url = url_base_ + req.path;
+  HttpResponse resp;
+  Exchange x{&req, c, &resp};
+
+  curl_easy_setopt(c, CURLOPT_SHARE, share_->sh);
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  // curl_easy_perform copies this into its private multi handle, whose limit
+  // bounds the shared cache: at the default (5) concurrent threads would
+  // close each other's idle connections and handshake again and again.
+  curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
+  auto timeout = req.timeout.count() > 0 ? req.timeout : options_.request_timeout;
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_write);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip for large lists
+  curl_slist* connect_to = connection_options(c, *auth);
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "Accept: application/json");
   if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
@@ -296,39 +343,87 @@ cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   // A streaming transfer that timed out after a 2xx is a normal end of a watch.
   if (rc == CURLE_OPERATION_TIMEDOUT && req.on_data && x.streaming) return resp;
 
-  cli::Error e;
-  e.object = "server \"" + config_.server + "\"";
-  switch (rc) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = kReasonConnectFailed;
-      e.message = "cannot connect: " + error;
-      break;
-    case CURLE_OPERATION_TIMEDOUT:
-      e.kind = pretransfer == 0 ? ErrorKind::CannotConnect : ErrorKind::Timeout;
-      e.reason = pretransfer == 0 ? kReasonConnectFailed : kReasonTimeout;
-      e.message = "request timed out: " + error;
-      break;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_ISSUER_ERROR:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = kReasonTLS;
-      e.message = "TLS failed: " + error;
-      e.hint = "check the certificate authority, the client certificate and tls-server-name of the kubeconfig";
-      break;
-    default:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = pretransfer == 0 ? kReasonConnectFailed : kReasonTransportFailed;
-      e.message = req.method + " failed: " + error;
-      break;
+  return curl_failure(rc, pretransfer != 0, req.method + " failed: " + error, "server \"" + config_.server + "\"");
+}
+
+cli::Result<std::unique_ptr<RawConnection>> Transport::connect_raw(std::chrono::milliseconds timeout) {
+  auto auth = credentials_.current();
+  if (!auth) return std::move(auth).error();
+  CURL* c = curl_easy_init();
+  if (c == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  std::unique_ptr<RawConnection> raw(new RawConnection());
+  raw->handle_ = c;
+  raw->object_ = "server \"" + config_.server + "\"";
+  std::string rest = url_base_.substr(url_base_.find("://") + 3);
+  std::size_t slash = rest.find('/');
+  raw->host_ = rest.substr(0, slash);
+  raw->prefix_ = slash == std::string::npos ? std::string() : rest.substr(slash);
+  raw->user_agent_ = options_.user_agent;
+  if (!auth->bearer.empty()) raw->authorization_ = "Authorization: Bearer " + auth->bearer;
+
+  std::string url = url_base_ + "/";
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_slist* connect_to = connection_options(c, *auth);
+  // HTTP/1.1 only: an upgrade is an HTTP/1.1 exchange, so ALPN must not
+  // pick h2.
+  curl_easy_setopt(c, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+  auto limit = std::min(timeout, options_.connect_timeout);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(limit.count()));
+  CURLcode rc = curl_easy_perform(c);
+  curl_easy_setopt(c, CURLOPT_CONNECT_TO, nullptr);
+  curl_slist_free_all(connect_to);
+  long new_conns = 0;
+  curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &new_conns);
+  connections_.fetch_add(static_cast<uint64_t>(new_conns));
+  if (rc != CURLE_OK) {
+    return curl_failure(rc, false, "cannot connect: " + std::string(curl_easy_strerror(rc)), raw->object_);
   }
-  return e;
+  curl_socket_t fd = CURL_SOCKET_BAD;
+  curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &fd);
+  if (fd == CURL_SOCKET_BAD) return cli::make_error(ErrorKind::CannotConnect, "no connection", raw->object_);
+  raw->fd_ = static_cast<int>(fd);
+  return raw;
+}
+
+void Transport::log_request(const RequestLogEntry& entry) {
+  std::lock_guard lock(log_mu_);
+  if (options_.log) options_.log(entry);
+}
+
+RawConnection::~RawConnection() {
+  volatile char* p = authorization_.data();
+  for (size_t i = 0; i < authorization_.size(); ++i) p[i] = 0;
+  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
+}
+
+std::vector<std::string> RawConnection::headers() const {
+  std::vector<std::string> h;
+  if (!authorization_.empty()) h.push_back(authorization_);
+  h.push_back("User-Agent: " + user_agent_);
+  return h;
+}
+
+cli::Result<std::size_t> RawConnection::send(std::string_view data) {
+  size_t n = 0;
+  CURLcode rc = curl_easy_send(static_cast<CURL*>(handle_), data.data(), data.size(), &n);
+  if (rc == CURLE_AGAIN) return std::size_t{0};
+  if (rc != CURLE_OK) {
+    return curl_failure(rc, true, "connection lost: " + std::string(curl_easy_strerror(rc)), object_);
+  }
+  return n;
+}
+
+cli::Result<std::size_t> RawConnection::recv(char* buf, std::size_t size, bool* closed) {
+  size_t n = 0;
+  *closed = false;
+  CURLcode rc = curl_easy_recv(static_cast<CURL*>(handle_), buf, size, &n);
+  if (rc == CURLE_AGAIN) return std::size_t{0};
+  if (rc != CURLE_OK) {
+    return curl_failure(rc, true, "connection lost: " + std::string(curl_easy_strerror(rc)), object_);
+  }
+  if (n == 0) *closed = true;
+  return n;
 }
 
 }  // namespace kube

@@ -13,11 +13,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <cstddef>
 #include <vector>
 
 #include "cli/result.h"
 #include "kube/config.h"
 #include "kube/credentials.h"
+
+struct curl_slist;
 
 namespace kube {
 
@@ -70,6 +73,41 @@ inline constexpr const char* kReasonTransportFailed = "TransportFailed";
 inline constexpr const char* kReasonTimeout = "Timeout";
 inline constexpr const char* kReasonTLS = "TLSFailed";
 
+// A connection to the apiserver for a protocol libcurl does not speak
+// (WebSocket): TCP, proxy tunnel and TLS made exactly as for every request
+// of the transport (libcurl CONNECT_ONLY), then raw bytes. One thread
+// drives it at a time.
+class RawConnection {
+ public:
+  ~RawConnection();
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  int socket() const { return fd_; }
+  // Bytes taken (perhaps fewer than given); 0 when the socket would block.
+  cli::Result<std::size_t> send(std::string_view data);
+  // Bytes read into buf; 0 with *closed false when nothing is there yet,
+  // with *closed true when the server closed the connection.
+  cli::Result<std::size_t> recv(char* buf, std::size_t size, bool* closed);
+
+  const std::string& host() const { return host_; }          // for the Host header
+  const std::string& path_prefix() const { return prefix_; }  // the server URL's path
+  // "Authorization: Bearer ..." when the credentials are a token (else
+  // empty), and the User-Agent line. Contains a secret: never log it.
+  std::vector<std::string> headers() const;
+
+ private:
+  friend class Transport;
+  RawConnection() = default;
+  void* handle_ = nullptr;
+  int fd_ = -1;
+  std::string host_;
+  std::string prefix_;
+  std::string authorization_;
+  std::string user_agent_;
+  std::string object_;  // for errors
+};
+
 class Transport {
  public:
   static cli::Result<std::shared_ptr<Transport>> create(const RestConfig& config, TransportOptions options = {});
@@ -78,6 +116,10 @@ class Transport {
   Transport& operator=(const Transport&) = delete;
 
   cli::Result<HttpResponse> perform(const HttpRequest& request);
+  // A new connection of its own (never pooled), set up within `timeout`.
+  cli::Result<std::unique_ptr<RawConnection>> connect_raw(std::chrono::milliseconds timeout);
+  // Adds a line to the -v request log (for exchanges made over a RawConnection).
+  void log_request(const RequestLogEntry& entry);
 
   const RestConfig& config() const { return config_; }
   Credentials& credentials() { return credentials_; }
@@ -87,6 +129,8 @@ class Transport {
  private:
   Transport(RestConfig config, TransportOptions options);
   void* take_handle();
+  // The options every connection shares; returns the CONNECT_TO list to free.
+  curl_slist* connection_options(void* handle, const AuthMaterial& auth) const;
   void give_back(void* handle);
 
   struct Share;

@@ -115,6 +115,9 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   options.backup_configured = valid.backup_configured;
   InspectOptions inspect_options;
   inspect_options.auth_secret = request.auth_secret;
+  if (valid.connect == Connect::PortForward) {
+    inspect_options.forwards = std::make_shared<kube::PortForwards>(client.shared_transport());
+  }
 
   const auto& legacy_objects = plan.inventory.clusters;
   plan.clusters.resize(legacy_objects.size());

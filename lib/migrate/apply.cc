@@ -245,7 +245,9 @@ class Pipeline {
     const std::string step = "connect to etcd";
     auto tls = legacy_tls(k_, legacy_);
     if (!tls) fail(step, tls.error());
-    targets_ = etcd_targets(legacy_, plan_.inventory, *tls, InspectOptions{});
+    InspectOptions how;
+    if (valid_.connect == Connect::PortForward) how.forwards = std::make_shared<kube::PortForwards>(k_.shared_transport());
+    targets_ = etcd_targets(legacy_, plan_.inventory, *tls, how);
     if (targets_.empty()) fail(step, cli::make_error(cli::ErrorKind::CannotConnect, "no Ready member pod to dial"));
     etcd::Config config = cluster_config(targets_);
     config.call_timeout = 10s;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -105,6 +106,15 @@ std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inve
     t.config.dial_timeout = options.dial_timeout;
     t.config.call_timeout = options.call_timeout;
     out.push_back(std::move(t));
+  }
+  if (options.forwards) {
+    // One dialer for every target, so that cluster_config's merged config
+    // reaches each pod through its own forward.
+    std::map<std::string, std::string> pod_by_url;
+    for (const auto& t : out) pod_by_url[t.config.endpoints.front()] = t.pod;
+    auto dial = kube::PortForwards::dialer(options.forwards, legacy.ns, std::move(pod_by_url),
+                                           static_cast<std::uint16_t>(op::kClientPort));
+    for (auto& t : out) t.config.dial = dial;
   }
   std::sort(out.begin(), out.end(), [](const EtcdTarget& a, const EtcdTarget& b) { return a.pod < b.pod; });
   return out;

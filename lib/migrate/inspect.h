@@ -5,12 +5,14 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "etcd/client.h"
 #include "etcd/config.h"
 #include "kube/client.h"
+#include "kube/local_forward.h"
 #include "migrate/facts.h"
 #include "migrate/inventory.h"
 #include "operator/legacy_cluster.h"
@@ -21,6 +23,8 @@ struct InspectOptions {
   std::string auth_secret;  // --auth-secret, "" when not given
   std::chrono::milliseconds dial_timeout{5000};
   std::chrono::milliseconds call_timeout{10000};
+  // Set: members are reached through port-forwards (--connect port-forward).
+  std::shared_ptr<kube::PortForwards> forwards;
 };
 
 // One way to reach the cluster's etcd: a member pod dialled directly.

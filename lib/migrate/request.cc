@@ -37,11 +37,10 @@ cli::Result<ValidRequest> validate(const AdoptRequest& r) {
   if (r.connect == "direct") {
     v.connect = Connect::Direct;
   } else if (r.connect == "auto") {
-    // Port-forward does not exist yet (E16): auto means direct until it does.
-    v.connect = Connect::Direct;
+    // Direct inside a cluster, port-forward outside (admin.md 5.4).
+    v.connect = r.in_cluster ? Connect::Direct : Connect::PortForward;
   } else if (r.connect == "port-forward") {
-    return usage("--connect port-forward is not available yet in this version",
-                 "run where the pod IPs are reachable (e.g. in-cluster) with --connect direct");
+    v.connect = Connect::PortForward;
   } else {
     return usage("--connect \"" + r.connect + "\" is not one of auto, direct, port-forward");
   }

@@ -21,6 +21,7 @@ struct AdoptRequest {
   bool yes = false;
   std::string output = "table";
   std::string connect = "auto";
+  bool in_cluster = false;  // KUBERNETES_SERVICE_HOST is set: auto means direct
   int concurrency = 4;
 
   bool skip_controller_check = false;

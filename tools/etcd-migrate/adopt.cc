@@ -61,7 +61,7 @@ int fail(cli::Program& program, const cli::Error& e) {
   return cli::exit_code(e.kind);
 }
 
-int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool all_namespaces) {
+int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_namespaces) {
   cli::Diag& diag = *program.diag;
   diag.set_quiet(request.kube.quiet);
   if (all_namespaces && !request.kube.ns.empty()) {
@@ -69,6 +69,8 @@ int run_adopt(cli::Program& program, const migrate::AdoptRequest& request, bool 
   }
   auto format = cli::parse_format(request.output, true);
   if (!format) return fail(program, format.error());
+  const char* service_host = std::getenv("KUBERNETES_SERVICE_HOST");
+  request.in_cluster = service_host != nullptr && *service_host != '\0';
   auto valid = migrate::validate(request);
   if (!valid) return fail(program, valid.error());
   auto client = cli::connect_kube(request.kube, diag);

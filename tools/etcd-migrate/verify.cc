@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "admin/target.h"
 #include "cli/kube_flags.h"
 #include "cli/render.h"
 #include "migrate/verify.h"
@@ -26,16 +27,12 @@ int run_verify(cli::Program& program, const VerifyFlags& flags) {
   };
   auto format = cli::parse_format(flags.output, true);
   if (!format) return fail(format.error());
-  if (flags.connect == "port-forward") {
-    return fail(cli::make_error(cli::ErrorKind::Usage, "--connect port-forward is not available yet in this version", {},
-                                "run where the pod IPs are reachable with --connect direct"));
-  }
-  if (flags.connect != "auto" && flags.connect != "direct") {
-    return fail(cli::make_error(cli::ErrorKind::Usage, "--connect \"" + flags.connect + "\" is not one of auto, direct, port-forward"));
-  }
+  auto mode = admin::parse_connect(flags.connect, admin::process_env());
+  if (!mode) return fail(mode.error());
   auto client = cli::connect_kube(flags.kube, diag);
   if (!client) return fail(client.error());
-  migrate::VerifyRequest request{flags.kube.ns, flags.name, "direct"};
+  migrate::VerifyRequest request{flags.kube.ns, flags.name,
+                                 *mode == admin::ConnectMode::PortForward ? "port-forward" : "direct"};
   auto report = migrate::verify_adoption(**client, request);
   if (!report) return fail(report.error());
   bool text = *format == cli::Format::Table || *format == cli::Format::Wide;

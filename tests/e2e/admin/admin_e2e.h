@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,14 +75,20 @@ class NativeCluster {
 
   // kubectl-etcd CMD... -c <c> -n <ns> --connect direct ARGS...
   e2e::CommandResult tool(std::vector<std::string> cmd, const std::vector<std::string>& args = {}) const {
+    return tool_via("direct", std::move(cmd), args);
+  }
+  // The same with --connect CONNECT (and extra environment, e.g. KUBECONFIG).
+  e2e::CommandResult tool_via(const std::string& connect, std::vector<std::string> cmd,
+                              const std::vector<std::string>& args = {},
+                              const std::map<std::string, std::string>& env = {}) const {
     std::vector<std::string> argv{binary()};
     argv.insert(argv.end(), cmd.begin(), cmd.end());
-    for (const auto& a : {std::string("-c"), name_, std::string("-n"), ns_, std::string("--connect"),
-                          std::string("direct"), std::string("--operator"), ns_ + "/etcd-operator"}) {
+    for (const auto& a : {std::string("-c"), name_, std::string("-n"), ns_, std::string("--connect"), connect,
+                          std::string("--operator"), ns_ + "/etcd-operator"}) {
       argv.push_back(a);
     }
     argv.insert(argv.end(), args.begin(), args.end());
-    return e2e::run(argv);
+    return e2e::run(argv, env);
   }
   static std::string binary() {
     const char* b = std::getenv("KUBECTL_ETCD");

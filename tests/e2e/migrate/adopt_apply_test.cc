@@ -87,7 +87,7 @@ TEST_CASE("renamed Services: <cs> keeps serving, owned by the new EtcdCluster; n
 
 TEST_CASE("verify: nothing adopted is 6, an ambiguous name without -n is 128") {
   CHECK(e2e::etcd_migrate({"verify", "-n", "no-such-namespace-here"}).rc == 6);
-  CHECK(e2e::etcd_migrate({"verify", "--connect", "port-forward"}).rc == 128);
+  CHECK(e2e::etcd_migrate({"verify", "--connect", "tunnel"}).rc == 128);
 }
 
 TEST_CASE("--apply without a terminal and without --yes refuses (3) and changes nothing") {

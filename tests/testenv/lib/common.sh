@@ -21,6 +21,7 @@ module_version() {
     etcd35) echo "v$ETCD35_VERSION" ;;
     etcd36) echo "v$ETCD36_VERSION" ;;
     s3) echo "v$VERSITYGW_VERSION" ;;
+    nodeagent) echo "v$KUBE_VERSION" ;;
     esac
 }
 

@@ -516,6 +516,7 @@ class Fixture:
             spec = copy.deepcopy(tmpl["spec"])
             spec["hostname"] = m
             spec["subdomain"] = self.hl
+            spec["nodeName"] = self.a.node
             for v in spec.get("volumes", []):
                 if v["name"] == self.claim and "persistentVolumeClaim" in v:
                     v["persistentVolumeClaim"]["claimName"] = f"{self.claim}-{m}"
@@ -722,6 +723,8 @@ def main():
     up.add_argument("--skip-webhooks", action="store_true",
                     help="do not register the namespace with the legacy webhooks (for a fixture "
                          "created before another one of the same namespace that does)")
+    up.add_argument("--node", default="testenv-node",
+                    help="spec.nodeName of the pods: the Node whose agent port-forwards to them")
     up.add_argument("--dir")
     dn = sub.add_parser("down")
     dn.add_argument("--name")

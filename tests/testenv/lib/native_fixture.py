@@ -226,6 +226,7 @@ class Fixture:
         return {"apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": m, "namespace": self.ns, "labels": labels, "ownerReferences": [owner]},
                 "spec": {"hostname": m, "subdomain": self.c, "automountServiceAccountToken": False,
+                         "nodeName": self.a.node,
                          "securityContext": {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
                                              "fsGroup": 65532, "seccompProfile": {"type": "RuntimeDefault"}},
                          "containers": [{
@@ -420,6 +421,8 @@ def main():
     up.add_argument("--auth", action="store_true")
     up.add_argument("--quota-backend-bytes", type=int, default=0)
     up.add_argument("--operator-inactive", action="store_true")
+    up.add_argument("--node", default="testenv-node",
+                    help="spec.nodeName of the pods: the Node whose agent port-forwards to them")
     up.add_argument("--dir")
     dn = sub.add_parser("down")
     dn.add_argument("--name")

@@ -20,13 +20,34 @@ admin::Getenv env_of(std::map<std::string, std::string> vars) {
 
 }  // namespace
 
-TEST_CASE("port-forward is a usage error until it exists; auto means direct") {
-  auto pf = admin::parse_connect("port-forward");
-  REQUIRE_FALSE(pf.ok());
-  CHECK(pf.error().kind == cli::ErrorKind::Usage);
-  CHECK(pf.error().message.find("not available yet") != std::string::npos);
-  CHECK(*admin::parse_connect("auto") == admin::ConnectMode::Direct);
-  CHECK(*admin::parse_connect("direct") == admin::ConnectMode::Direct);
+TEST_CASE("--connect auto: direct inside a cluster, port-forward outside (admin.md 5.4)") {
+  auto outside = env_of({});
+  auto inside = env_of({{"KUBERNETES_SERVICE_HOST", "10.0.0.1"}});
+  CHECK(*admin::parse_connect("auto", outside) == admin::ConnectMode::PortForward);
+  CHECK(*admin::parse_connect("auto", inside) == admin::ConnectMode::Direct);
+  CHECK(*admin::parse_connect("direct", outside) == admin::ConnectMode::Direct);
+  CHECK(*admin::parse_connect("port-forward", inside) == admin::ConnectMode::PortForward);
+  auto bad = admin::parse_connect("tunnel", outside);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().kind == cli::ErrorKind::Usage);
+}
+
+TEST_CASE("normalize settles --connect: a cluster target forwards, --endpoints are dialled as given") {
+  admin::TargetOptions o;
+  o.cluster = "c";
+  auto n = admin::normalize(o, env_of({}));
+  REQUIRE(n.ok());
+  CHECK(n->connect == "port-forward");
+  o.connect = "direct";
+  CHECK(admin::normalize(o, env_of({}))->connect == "direct");
+
+  admin::TargetOptions e;
+  e.endpoints = {"https://127.0.0.1:2379"};
+  CHECK(admin::normalize(e, env_of({}))->connect == "direct");
+  e.connect = "port-forward";
+  auto refused = admin::normalize(e, env_of({}));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == cli::ErrorKind::Usage);
 }
 
 TEST_CASE("no target at all is a usage error") {

@@ -96,13 +96,18 @@ TEST_CASE("backup flags: the reference's rules in order, plus E9's modes") {
   CHECK_FALSE(dry->backup_configured);
 }
 
-TEST_CASE("--connect: auto means direct until port-forward exists; port-forward is a usage error (E16)") {
+TEST_CASE("--connect: auto is port-forward outside a cluster and direct inside (admin.md 5.4)") {
   auto r = base();
   auto v = migrate::validate(r);
   REQUIRE(v.ok());
-  CHECK(v->connect == migrate::Connect::Direct);
+  CHECK(v->connect == migrate::Connect::PortForward);
+  r.in_cluster = true;
+  CHECK(migrate::validate(r)->connect == migrate::Connect::Direct);
   r.connect = "port-forward";
-  CHECK(kind_of(r) == cli::ErrorKind::Usage);
+  CHECK(migrate::validate(r)->connect == migrate::Connect::PortForward);
+  r.connect = "direct";
+  r.in_cluster = false;
+  CHECK(migrate::validate(r)->connect == migrate::Connect::Direct);
   r.connect = "tunnel";
   CHECK(kind_of(r) == cli::ErrorKind::Usage);
 }
