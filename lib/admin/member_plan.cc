@@ -491,6 +491,22 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
     if (resume == nullptr) resume = m;
     else if (name_of(*resume) != name_of(*m)) p.refusals.push_back("more than one learner or pending member");
   }
+  // Promoted, but the voter flag not written yet (a stop right after the
+  // promotion): finish with the flag, the label and the PDB.
+  if (resume == nullptr && p.mode == Mode::BreakGlass && !gap_only) {
+    for (const auto* m : f.active) {
+      const etcd::Member* e = find_etcd(s, stored_id(*m), name_of(*m), peer_url(s.cluster, *m));
+      if (e == nullptr || e->is_learner || boolean(*m, "/status/isVoter"_json_pointer)) continue;
+      p.resume = true;
+      p.added = p.member = name_of(*m);
+      p.id = e->id;
+      p.kind = TargetKind::Member;
+      p.replicas = f.observed;
+      step(p, "mark-voter", "status isVoter true, Pod role label voter");
+      step(p, "pdb", "patch the PodDisruptionBudget " + c + " minAvailable, if present");
+      return;
+    }
+  }
   if (!f.terminating.empty() && !gap_only) {
     p.refusals.push_back("EtcdMember " + name_of(*f.terminating.front()) + " is Terminating: a removal is in flight");
   }

@@ -164,6 +164,8 @@ class Runner:
         proc = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         logf.close()
+        with open(os.path.join(pdir, "etcd.pid"), "w") as f:
+            f.write(f"{proc.pid}\n")  # tests pause a member's etcd by this pid
         self.procs[name] = {"uid": uid, "proc": proc, "ip": ip, "ready": False, "dir": pdir,
                             "image": c["image"], "started": now()}
         log(f"pod {name}: etcd pid {proc.pid} on {ip}")

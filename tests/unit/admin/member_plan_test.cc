@@ -90,6 +90,15 @@ TEST_CASE("add fills a gap instead of growing, and resumes a pending member") {
   CHECK(ids(resume).front() == "register");
 }
 
+TEST_CASE("add resumes a promoted member whose voter flag was not written yet") {
+  auto s = converged();
+  s.members[2]["status"]["isVoter"] = false;
+  auto p = admin::plan_member(s, req(admin::MemberOp::Add));
+  CHECK(p.resume);
+  CHECK(p.member == "c-ccccc");
+  CHECK(ids(p) == std::vector<std::string>{"mark-voter", "pdb"});
+}
+
 TEST_CASE("add refuses an orphan learner, a dead voter and a user change in flight") {
   auto s = converged();
   s.etcd.members.push_back(etcd_member(9, "stray", true));
