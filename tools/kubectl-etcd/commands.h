@@ -19,6 +19,10 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_move_leader(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_forfeit_leadership(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_add_member(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_member_add(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_member_promote(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_member_remove(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_member_replace(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program);
 
 }  // namespace kubectl_etcd

@@ -87,6 +87,13 @@ void setup_member(CLI::App& sub, cli::Action& action, cli::Program& program) {
   sub.require_subcommand(1);
   setup_member_list(*sub.add_subcommand("list", "List the members: etcd, EtcdMembers and Pods side by side"), action,
                     program);
+  setup_member_add(*sub.add_subcommand("add", "Add a member as a learner (through the operator, or --break-glass)"),
+                   action, program);
+  setup_member_promote(*sub.add_subcommand("promote", "Promote a learner once it is in sync"), action, program);
+  setup_member_remove(*sub.add_subcommand("remove", "Remove a member, a stray or orphan etcd member, or a ghost EtcdMember"),
+                      action, program);
+  setup_member_replace(*sub.add_subcommand("replace", "Replace a member: remove it, then add a new one in its place"),
+                       action, program);
 }
 
 void setup_members(CLI::App& sub, cli::Action& action, cli::Program& program) {

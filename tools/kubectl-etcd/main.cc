@@ -17,7 +17,7 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"health", "Check each member: reachable, reads, leader, alarms; plus `check`", setup_health},
     cli::CommandSpec{"check", "Consistency findings between etcd and the operator's objects", setup_check},
     cli::CommandSpec{"status", "Cluster summary and each member's Status", setup_status},
-    cli::CommandSpec{"member", "Member commands (list)", setup_member},
+    cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace", setup_member},
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
     cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
     cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},

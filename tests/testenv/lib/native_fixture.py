@@ -350,6 +350,10 @@ class Fixture:
                 "conditions": [cond("Ready", "True", "PodReady", "etcd member is ready", ts),
                                cond("VersionDrifted", "False", "VersionMatched", "version matches", ts)]})
         self.operator()
+        if self.a.pod_runner:
+            # Stands in for the kubelet for pods created from now on (member add).
+            subprocess.run([os.path.join(HERE, "pod-runner"), "start", "--namespace", self.ns,
+                            "--dir", os.path.join(self.dir, "pod-runner")], check=True)
         self.save(done=True)
         log(f"fixture {self.ns}/{self.c} ready in {time.time() - t0:.1f} s "
             f"(members {', '.join(f'{m}={self.ips[m]}' for m in self.members)}); dir {self.dir}")
@@ -398,6 +402,8 @@ def down(a):
     with open(path) as f:
         fx = json.load(f)
     ns = fx["namespace"]
+    if os.path.isdir(os.path.join(d, "pod-runner")):
+        subprocess.run([os.path.join(HERE, "pod-runner"), "stop", "--dir", os.path.join(d, "pod-runner")])
     subprocess.run([os.path.join(HERE, "etcd-cluster"), "down", "--dir", fx["etcdDir"]], stdout=subprocess.DEVNULL)
     # No operator runs the member finalizer: strip it, or the namespace
     # would never finish terminating.
@@ -423,6 +429,7 @@ def main():
     up.add_argument("--operator-inactive", action="store_true")
     up.add_argument("--node", default="testenv-node",
                     help="spec.nodeName of the pods: the Node whose agent port-forwards to them")
+    up.add_argument("--pod-runner", action="store_true")
     up.add_argument("--dir")
     dn = sub.add_parser("down")
     dn.add_argument("--name")

@@ -1,0 +1,731 @@
+#include "admin/member_exec.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "admin/consistency.h"
+#include "admin/target.h"
+#include "etcd/client.h"
+#include "etcd/errors.h"
+#include "etcd/member_id.h"
+#include "kube/client.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace admin {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string str(const json& j, const json::json_pointer& p) {
+  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
+}
+std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
+std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
+bool not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
+bool conflict(const cli::Error& e) { return e.reason == "Conflict"; }
+
+std::pair<std::string, std::string> split_coords(const std::string& coords) {
+  std::string c = coords.empty() ? std::string(op::kDefaultNewController) : coords;
+  auto slash = c.find('/');
+  if (slash == std::string::npos) return {std::string(op::kDefaultControllerNamespace), c};
+  return {c.substr(0, slash), c.substr(slash + 1)};
+}
+
+bool pod_ready(const json& pod) {
+  if (!pod.contains("/status/conditions"_json_pointer)) return false;
+  for (const auto& c : pod["status"]["conditions"]) {
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+// A PATCH body carrying the object's resourceVersion: a 409 when it changed (I10).
+json guarded(const json& obj, json patch) {
+  patch["metadata"]["resourceVersion"] = str(obj, "/metadata/resourceVersion"_json_pointer);
+  return patch;
+}
+
+class Runner {
+ public:
+  Runner(MemberEnv& env, const MemberPlan& plan, const MemberRequest& req, const ExecOptions& o)
+      : env_(env), kube_(*env.kube), plan_(plan), req_(req), o_(o) {
+    ns_ = env.session->target.ns;
+    c_ = env.session->target.cluster;
+    member_ = plan.op == MemberOp::Replace ? plan.added : plan.member;
+    if (plan.op == MemberOp::Add) member_ = plan.added;
+    id_ = plan.id;
+  }
+
+  cli::Result<ExecReport> run() {
+    for (const auto& s : plan_.steps) {
+      auto r = with_retries(s.id);
+      if (!r) return std::move(r).error();
+      report_.steps.push_back({s.id, r->first, r->second});
+      if (o_.after_step) o_.after_step(s.id);
+    }
+    report_.member = added_.empty() ? plan_.member : added_;
+    report_.id = plan_.op == MemberOp::Remove ? plan_.id : (added_id_ != 0 ? added_id_ : plan_.id);
+    return report_;
+  }
+
+ private:
+  using Outcome = std::pair<std::string, std::string>;  // outcome, detail
+
+  cli::Result<Outcome> with_retries(const std::string& step) {
+    for (int attempt = 0;; ++attempt) {
+      auto r = do_step(step);
+      if (r || !conflict(r.error()) || attempt >= 5) return r;
+      progress(step + ": the object changed meanwhile; reading it again");
+    }
+  }
+
+  void progress(const std::string& s) {
+    if (o_.progress) o_.progress(s);
+  }
+
+  // --- reads ---------------------------------------------------------------------
+  cli::Result<json> cluster() { return kube_.get(op::resources::etcdclusters, ns_, c_); }
+  cli::Result<json> member(const std::string& m) { return kube_.get(op::resources::etcdmembers, ns_, m); }
+  cli::Result<json> get_opt(const kube::Resource& r, const std::string& name) {
+    auto o = kube_.get(r, ns_, name);
+    if (!o && not_found(o.error())) return json();
+    return o;
+  }
+  cli::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
+  const etcd::Member* find(const etcd::MemberList& l, std::uint64_t id, const std::string& name,
+                           const std::string& url) {
+    for (const auto& m : l.members) {
+      if (id != 0 && m.id == id) return &m;
+    }
+    for (const auto& m : l.members) {
+      if (!name.empty() && m.name == name) return &m;
+      if (!url.empty() && std::find(m.peer_urls.begin(), m.peer_urls.end(), url) != m.peer_urls.end()) return &m;
+    }
+    return nullptr;
+  }
+
+  // --- steps ---------------------------------------------------------------------
+  cli::Result<Outcome> do_step(const std::string& s) {
+    if (s == "scale") return scale(+1);
+    if (s == "grow") return grow();
+    if (s == "create-member") return create_member();
+    if (s == "register") return register_learner();
+    if (s == "wire") return wire();
+    if (s == "render") return render();
+    if (s == "record") return record();
+    if (s == "ready") return ready();
+    if (s == "promote") return promote();
+    if (s == "mark-voter") return mark_voter();
+    if (s == "pdb") return pdb();
+    if (s == "move-leader") return move_leader();
+    if (s == "clear-id") return clear_id();
+    if (s == "delete-member") return delete_member();
+    if (s == "remove-etcd") return remove_etcd();
+    if (s == "release") return release();
+    if (s == "count") return count();
+    if (s == "wait-new") return wait_new();
+    return cli::make_error(cli::ErrorKind::Failed, "unknown step " + s);
+  }
+
+  // The member the add part works on (created, or resumed).
+  const std::string& adding() const { return added_.empty() ? member_ : added_; }
+
+  cli::Result<Outcome> scale(int delta) {
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    long long n = cl->value("/spec/replicas"_json_pointer, 3LL);
+    auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                         guarded(*cl, {{"spec", {{"replicas", n + delta}}}}));
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "spec.replicas " + std::to_string(n + delta)};
+  }
+
+  cli::Result<Outcome> grow() {
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    const long long want = plan_.replicas + 1;
+    long long spec = cl->value("/spec/replicas"_json_pointer, 3LL);
+    if (spec != want) {
+      auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                           guarded(*cl, {{"spec", {{"replicas", want}}}}));
+      if (!r) return std::move(r).error();
+      cl = std::move(r);
+    }
+    if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
+      kube::PatchOptions po;
+      po.subresource = "status";
+      auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                           guarded(*cl, {{"status", {{"observed", {{"replicas", want}}}, {"progressDeadline", nullptr}}}}),
+                           po);
+      if (!r) return std::move(r).error();
+    }
+    return Outcome{"done", "replicas " + std::to_string(want)};
+  }
+
+  cli::Result<Outcome> create_member() {
+    if (!added_.empty()) return Outcome{"skipped", added_};
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    auto r = kube_.create(op::resources::etcdmembers, ns_, new_member(*cl));
+    if (!r) return std::move(r).error();
+    added_ = name_of(*r);
+    progress("created EtcdMember " + added_);
+    return Outcome{"done", added_};
+  }
+
+  cli::Result<Outcome> register_learner() {
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    auto m = member(adding());
+    if (!m) return std::move(m).error();
+    const std::string url = peer_url(*cl, *m);
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    if (const auto* e = find(*l, 0, {}, url)) {
+      added_id_ = e->id;
+      add_members_ = l->members;
+      return Outcome{"skipped", "already registered as " + hex(e->id)};
+    }
+    auto r = env_.session->etcd->member_add({url}, true);
+    if (!r) {
+      if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
+      auto again = members_now();
+      if (!again) return std::move(again).error();
+      const auto* e = find(*again, 0, {}, url);
+      if (e == nullptr) return std::move(r).error();
+      added_id_ = e->id;
+      add_members_ = again->members;
+      return Outcome{"skipped", "already registered as " + hex(e->id)};
+    }
+    added_id_ = r->member.id;
+    add_members_ = r->members;
+    return Outcome{"done", "learner " + hex(added_id_)};
+  }
+
+  cli::Result<Outcome> wire() {
+    auto m = member(adding());
+    if (!m) return std::move(m).error();
+    if (!str(*m, "/spec/initialCluster"_json_pointer).empty()) return Outcome{"skipped", "already wired"};
+    if (add_members_.empty()) {
+      auto l = members_now();
+      if (!l) return std::move(l).error();
+      add_members_ = l->members;
+    }
+    json patch = {{"metadata", {{"labels", {{std::string(op::kLabelComponent), adding()}}}}},
+                  {"spec", {{"initialCluster", initial_cluster(add_members_)}}}};
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge, guarded(*m, patch));
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "initialCluster " + initial_cluster(add_members_)};
+  }
+
+  cli::Result<Outcome> render() {
+    auto pod = get_opt(kube::resources::pods, adding());
+    if (!pod) return std::move(pod).error();
+    if (!pod->is_null()) return Outcome{"skipped", "Pod exists"};
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    auto m = member(adding());
+    if (!m) return std::move(m).error();
+    auto [dns, dname] = split_coords(env_.operator_deployment);
+    auto dep = kube_.get(kube::resources::deployments, dns, dname);
+    kube::ListOptions lo;
+    lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
+    auto pods = kube_.list_all(kube::resources::pods, ns_, lo);
+    if (!pods) return std::move(pods).error();
+    const std::string repo = image_repository(dep ? *dep : json(), (*pods)["items"]);
+    if (str(*m, "/spec/storage/medium"_json_pointer) != "Memory") {
+      auto pvc = get_opt(kube::resources::persistentvolumeclaims, op::member_pvc(adding()));
+      if (!pvc) return std::move(pvc).error();
+      if (pvc->is_null()) {
+        auto r = kube_.create(kube::resources::persistentvolumeclaims, ns_, render_pvc(*m));
+        if (!r && r.error().reason != "AlreadyExists") return std::move(r).error();
+      }
+    }
+    auto r = kube_.create(kube::resources::pods, ns_, render_pod(*cl, *m, repo, env_.rendered_by));
+    if (!r && r.error().reason != "AlreadyExists") return std::move(r).error();
+    return Outcome{"done", "image " + repo};
+  }
+
+  cli::Result<Outcome> record() {
+    auto pod = kube_.get(kube::resources::pods, ns_, adding());
+    if (!pod) return std::move(pod).error();
+    auto m = member(adding());
+    if (!m) return std::move(m).error();
+    const bool mem = str(*m, "/spec/storage/medium"_json_pointer) == "Memory";
+    json status = {{"podName", adding()},
+                   {"podUID", str(*pod, "/metadata/uid"_json_pointer)},
+                   {"pvcName", mem ? std::string() : op::member_pvc(adding())},
+                   {"replicas", 1},
+                   {"selector", std::string(op::kLabelCluster) + "=" + c_ + "," + std::string(op::kLabelComponent) +
+                                    "=" + adding()}};
+    bool same = true;
+    for (const auto& [k, v] : status.items()) {
+      if (!m->contains("status") || !(*m)["status"].contains(k) || (*m)["status"][k] != v) same = false;
+    }
+    if (same) return Outcome{"skipped", "already recorded"};
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
+                         guarded(*m, {{"status", status}}), po);
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "pod " + str(*pod, "/metadata/uid"_json_pointer)};
+  }
+
+  // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
+  template <class F>
+  cli::Result<Outcome> poll(const std::string& what, F&& try_once) {
+    const auto end = Clock::now() + o_.timeout;
+    auto delay = std::chrono::milliseconds(500);
+    for (;;) {
+      auto r = try_once();
+      if (!r) return std::move(r).error();
+      if (r->has_value()) return **r;
+      if (Clock::now() + delay > end) {
+        return cli::make_error(cli::ErrorKind::Timeout, "timed out after " + std::to_string(o_.timeout.count() / 1000) +
+                                                            "s waiting: " + what,
+                               {}, "re-run the same command to resume");
+      }
+      progress(what);
+      std::this_thread::sleep_for(delay);
+      delay = std::min(delay * 2, std::chrono::milliseconds(5000));
+    }
+  }
+
+  cli::Result<Outcome> ready() {
+    return poll("waiting for pod " + adding() + " to be Ready", [&]() -> cli::Result<std::optional<Outcome>> {
+      auto m = member(adding());
+      if (!m) return std::move(m).error();
+      if (!str(*m, "/status/memberID"_json_pointer).empty()) {
+        return std::optional<Outcome>(Outcome{"skipped", str(*m, "/status/memberID"_json_pointer)});
+      }
+      auto pod = get_opt(kube::resources::pods, adding());
+      if (!pod) return std::move(pod).error();
+      if (pod->is_null() || !pod_ready(*pod)) return std::optional<Outcome>();
+      auto cl = cluster();
+      if (!cl) return std::move(cl).error();
+      auto l = members_now();
+      if (!l) return std::move(l).error();
+      const auto* e = find(*l, 0, adding(), peer_url(*cl, *m));
+      if (e == nullptr) return std::optional<Outcome>();
+      added_id_ = e->id;
+      kube::PatchOptions po;
+      po.subresource = "status";
+      auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
+                           guarded(*m, {{"status", {{"memberID", hex(e->id)}}}}), po);
+      if (!r) return std::move(r).error();
+      return std::optional<Outcome>(Outcome{"done", "memberID " + hex(e->id)});
+    });
+  }
+
+  // The member promote works on: the plan's target (promote), or the one added.
+  std::string promoting() const { return plan_.op == MemberOp::Promote ? plan_.member : adding(); }
+
+  cli::Result<std::uint64_t> promoting_id() {
+    if (plan_.op == MemberOp::Promote && plan_.id != 0) return plan_.id;
+    if (added_id_ != 0) return added_id_;
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    auto m = member(promoting());
+    if (!m) return std::move(m).error();
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    const auto* e = find(*l, 0, promoting(), peer_url(*cl, *m));
+    if (e == nullptr) return cli::make_error(cli::ErrorKind::Failed, "etcd does not list " + promoting());
+    added_id_ = e->id;
+    return e->id;
+  }
+
+  cli::Result<Outcome> promote() {
+    auto id = promoting_id();
+    if (!id) return std::move(id).error();
+    auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> cli::Result<std::optional<Outcome>> {
+      auto p = env_.session->etcd->member_promote(*id);
+      if (p) return std::optional<Outcome>(Outcome{"done", "promoted " + hex(*id)});
+      if (p.error().reason == etcd::reason::kLearnerNotReady) return std::optional<Outcome>();
+      if (p.error().reason == etcd::reason::kMemberNotLearner) {
+        return std::optional<Outcome>(Outcome{"skipped", "already a voter"});
+      }
+      return std::move(p).error();
+    });
+    if (!r) return r;
+    // Confirmed by a fresh linearizable MemberList (4.3 step 3).
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    const auto* e = find(*l, *id, {}, {});
+    if (e == nullptr || e->is_learner) {
+      return cli::make_error(cli::ErrorKind::Failed, "etcd does not list " + hex(*id) + " as a voter after the promotion");
+    }
+    return r;
+  }
+
+  cli::Result<Outcome> mark_voter() {
+    auto id = promoting_id();
+    if (!id) return std::move(id).error();
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    const auto* e = find(*l, *id, {}, {});
+    if (e == nullptr || e->is_learner) {
+      return cli::make_error(cli::ErrorKind::Failed, "etcd does not report " + promoting() + " as a voter yet");
+    }
+    auto m = member(promoting());
+    if (!m) return std::move(m).error();
+    std::string detail = "isVoter already true";
+    if (!m->value("/status/isVoter"_json_pointer, false) || str(*m, "/status/memberID"_json_pointer).empty()) {
+      kube::PatchOptions po;
+      po.subresource = "status";
+      auto r = kube_.patch(op::resources::etcdmembers, ns_, promoting(), kube::PatchType::Merge,
+                           guarded(*m, {{"status", {{"isVoter", true}, {"memberID", hex(*id)}}}}), po);
+      if (!r) return std::move(r).error();
+      detail = "isVoter true";
+    }
+    auto pod = get_opt(kube::resources::pods, promoting());
+    if (!pod) return std::move(pod).error();
+    if (!pod->is_null() && str(*pod, json::json_pointer("/metadata/labels/" + std::string("etcd-operator.cozystack.io~1role"))) !=
+                               std::string(op::kRoleVoter)) {
+      auto r = kube_.patch(kube::resources::pods, ns_, promoting(), kube::PatchType::Merge,
+                           guarded(*pod, {{"metadata", {{"labels", {{std::string(op::kLabelRole), std::string(op::kRoleVoter)}}}}}}));
+      if (!r) return std::move(r).error();
+      detail += ", role label";
+    }
+    return Outcome{"done", detail};
+  }
+
+  cli::Result<Outcome> pdb() {
+    auto p = get_opt(kube::resources::poddisruptionbudgets, c_);
+    if (!p) return std::move(p).error();
+    if (p->is_null()) return Outcome{"skipped", "no PodDisruptionBudget"};
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    kube::ListOptions lo;
+    lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
+    auto ms = kube_.list_all(op::resources::etcdmembers, ns_, lo);
+    if (!ms) return std::move(ms).error();
+    long long voters = 0;
+    for (const auto& m : (*ms)["items"]) {
+      if (!m.contains("/metadata/deletionTimestamp"_json_pointer) && !m.value("/spec/dormant"_json_pointer, false) &&
+          m.value("/status/isVoter"_json_pointer, false)) {
+        ++voters;
+      }
+    }
+    long long want = pdb_min_available(voters, cl->value("/status/observed/replicas"_json_pointer, 0LL));
+    if (p->value("/spec/minAvailable"_json_pointer, json()) == json(want) && !p->contains("/spec/maxUnavailable"_json_pointer)) {
+      return Outcome{"skipped", "minAvailable " + std::to_string(want)};
+    }
+    auto r = kube_.patch(kube::resources::poddisruptionbudgets, ns_, c_, kube::PatchType::Merge,
+                         guarded(*p, {{"spec", {{"minAvailable", want}, {"maxUnavailable", nullptr}}}}));
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "minAvailable " + std::to_string(want)};
+  }
+
+  // --- removal ---------------------------------------------------------------------
+  // Client URLs of the current members, from their Pods or etcd's own list.
+  std::vector<std::pair<std::uint64_t, std::string>> endpoints(const etcd::MemberList& l) {
+    std::vector<std::pair<std::uint64_t, std::string>> out;
+    auto st = read_state(env_);
+    for (const auto& e : l.members) {
+      std::string ep;
+      if (st) {
+        for (const auto& t : member_targets(st->cluster, st->members, st->pods)) {
+          if (t.name == e.name && !t.endpoint.empty()) ep = t.endpoint;
+        }
+      }
+      if (ep.empty() && !e.client_urls.empty()) ep = e.client_urls.front();
+      if (!ep.empty()) out.emplace_back(e.id, ep);
+    }
+    return out;
+  }
+
+  cli::Result<Outcome> move_leader() {
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    auto eps = endpoints(*l);
+    std::uint64_t leader = 0;
+    std::string leader_ep;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> candidates;  // id, applied
+    for (const auto& [id, ep] : eps) {
+      auto s = env_.session->etcd->status(ep);
+      if (!s) continue;
+      if (s->leader != 0) leader = s->leader;
+      if (s->is_leader()) leader_ep = ep;
+      const auto* e = find(*l, id, {}, {});
+      if (e != nullptr && !e->is_learner && id != plan_.id) candidates.emplace_back(id, s->raft_applied_index);
+    }
+    if (leader != plan_.id) return Outcome{"skipped", "the target does not lead"};
+    if (candidates.empty() || leader_ep.empty()) {
+      return cli::make_error(cli::ErrorKind::Failed, "no healthy voter to hand leadership to");
+    }
+    auto best = std::max_element(candidates.begin(), candidates.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto r = env_.session->etcd->move_leader(leader_ep, best->first);
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "leader now " + hex(best->first)};
+  }
+
+  cli::Result<Outcome> clear_id() {
+    auto m = get_opt(op::resources::etcdmembers, plan_.member);
+    if (!m) return std::move(m).error();
+    if (m->is_null() || str(*m, "/status/memberID"_json_pointer).empty()) return Outcome{"skipped", "no memberID"};
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
+                         guarded(*m, {{"status", {{"memberID", ""}}}}), po);
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "memberID cleared"};
+  }
+
+  cli::Result<Outcome> delete_member() {
+    auto m = get_opt(op::resources::etcdmembers, plan_.member);
+    if (!m) return std::move(m).error();
+    if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
+    kube::DeleteOptions d;
+    d.precondition_uid = str(*m, "/metadata/uid"_json_pointer);
+    auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
+    if (!r && !not_found(r.error())) return std::move(r).error();
+    return Outcome{"done", "deleted"};
+  }
+
+  cli::Result<Outcome> remove_etcd() {
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    std::string url = plan_.peer_url;
+    if (find(*l, plan_.id, plan_.member, url) == nullptr) return Outcome{"skipped", "etcd does not list it"};
+    const auto* e = find(*l, plan_.id, plan_.member, url);
+    const std::uint64_t id = e->id;
+    auto r = env_.session->etcd->member_remove(id);
+    if (!r) {
+      if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
+      auto again = members_now();
+      if (!again) return std::move(again).error();
+      if (find(*again, id, plan_.member, url) != nullptr) return std::move(r).error();
+      return Outcome{"skipped", "already removed"};
+    }
+    return Outcome{"done", "removed " + hex(id)};
+  }
+
+  cli::Result<Outcome> release() {
+    auto l = members_now();
+    if (!l) return std::move(l).error();
+    if (find(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) {
+      return cli::make_error(cli::ErrorKind::Failed, "etcd still lists " + plan_.member + ": the finalizer stays");
+    }
+    auto m = get_opt(op::resources::etcdmembers, plan_.member);
+    if (!m) return std::move(m).error();
+    if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
+    json fins = json::array();
+    bool had = false;
+    for (const auto& f : m->value("/metadata/finalizers"_json_pointer, json::array())) {
+      if (f == std::string(op::kMemberFinalizer)) had = true;
+      else fins.push_back(f);
+    }
+    if (!had) return Outcome{"skipped", "no finalizer"};
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
+                         guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
+    if (!r && !not_found(r.error())) return std::move(r).error();
+    return Outcome{"done", "finalizer removed"};
+  }
+
+  cli::Result<Outcome> count() {
+    auto cl = cluster();
+    if (!cl) return std::move(cl).error();
+    std::string detail;
+    if (req_.scale_down) {
+      const long long want = plan_.replicas - 1;
+      if (cl->value("/spec/replicas"_json_pointer, 3LL) != want) {
+        auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                             guarded(*cl, {{"spec", {{"replicas", want}}}}));
+        if (!r) return std::move(r).error();
+        cl = std::move(r);
+      }
+      json status = json::object();
+      if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
+        status["observed"] = {{"replicas", want}};
+        status["progressDeadline"] = nullptr;
+      }
+      if (plan_.was_ready) status["readyMembers"] = std::max(0LL, cl->value("/status/readyMembers"_json_pointer, 0LL) - 1);
+      if (!status.empty()) {
+        kube::PatchOptions po;
+        po.subresource = "status";
+        auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                             guarded(*cl, {{"status", status}}), po);
+        if (!r) return std::move(r).error();
+      }
+      auto p = pdb();
+      if (!p) return std::move(p).error();
+      return Outcome{"done", "replicas " + std::to_string(want)};
+    }
+    if (plan_.was_ready) {
+      kube::PatchOptions po;
+      po.subresource = "status";
+      long long ready = std::max(0LL, cl->value("/status/readyMembers"_json_pointer, 0LL) - 1);
+      auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                           guarded(*cl, {{"status", {{"readyMembers", ready}}}}), po);
+      if (!r) return std::move(r).error();
+      detail = "readyMembers " + std::to_string(ready);
+    }
+    return Outcome{"done", detail};
+  }
+
+  cli::Result<Outcome> wait_new() {
+    if (!o_.wait) return Outcome{"skipped", "without --wait"};
+    return poll("waiting for the operator to add a new member", [&]() -> cli::Result<std::optional<Outcome>> {
+      auto st = read_state(env_);
+      if (!st) return std::move(st).error();
+      long long ready = 0;
+      for (const auto& m : st->members) {
+        if (m.contains("/metadata/deletionTimestamp"_json_pointer) || name_of(m) == plan_.member) continue;
+        for (const auto& c : m.value("/status/conditions"_json_pointer, json::array())) {
+          if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ++ready;
+        }
+      }
+      if (ready >= plan_.replicas) return std::optional<Outcome>(Outcome{"done", "members Ready"});
+      return std::optional<Outcome>();
+    });
+  }
+
+  MemberEnv& env_;
+  kube::Client& kube_;
+  const MemberPlan& plan_;
+  const MemberRequest& req_;
+  const ExecOptions& o_;
+  std::string ns_, c_;
+  std::string member_;
+  std::string added_;
+  std::uint64_t id_ = 0;
+  std::uint64_t added_id_ = 0;
+  std::vector<etcd::Member> add_members_;
+  ExecReport report_;
+
+ public:
+  void set_added(const std::string& m) { added_ = m; }
+};
+
+}  // namespace
+
+cli::Result<LiveState> read_state(MemberEnv& env) {
+  Session& s = *env.session;
+  kube::Client& kube = *env.kube;
+  const std::string& ns = s.target.ns;
+  const std::string& c = s.target.cluster;
+  LiveState st;
+  auto cl = kube.get(op::resources::etcdclusters, ns, c);
+  if (!cl) return std::move(cl).error();
+  st.cluster = std::move(cl.value());
+  kube::ListOptions lo;
+  lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
+  auto ms = kube.list_all(op::resources::etcdmembers, ns, lo);
+  if (!ms) return std::move(ms).error();
+  st.members = (*ms)["items"];
+  auto pods = kube.list_all(kube::resources::pods, ns, lo);
+  if (!pods) return std::move(pods).error();
+  st.pods = (*pods)["items"];
+  auto pdb = kube.get(kube::resources::poddisruptionbudgets, ns, c);
+  if (pdb) st.pdb = std::move(pdb.value());
+  else if (!not_found(pdb.error())) return std::move(pdb).error();
+  auto svc = kube.get(kube::resources::services, ns, c);
+  if (!svc && !not_found(svc.error())) return std::move(svc).error();
+  st.headless_service = static_cast<bool>(svc);
+  for (const auto& name : member_secrets(st.cluster)) {
+    auto sec = kube.get(kube::resources::secrets, ns, name);
+    if (!sec && not_found(sec.error())) st.missing_secrets.push_back(name);
+  }
+  auto l = s.etcd->member_list(true);
+  if (l) st.etcd = std::move(l.value());
+  else st.etcd_error = l.error().one_line();
+  std::vector<std::string> eps;
+  auto targets = member_targets(st.cluster, st.members, st.pods);
+  for (const auto& e : st.etcd.members) {
+    std::string ep;
+    for (const auto& t : targets) {
+      if (t.name == e.name && !e.name.empty() && !t.endpoint.empty()) ep = t.endpoint;
+    }
+    if (ep.empty() && !e.client_urls.empty()) ep = e.client_urls.front();
+    if (!ep.empty()) eps.push_back(ep);
+  }
+  for (const auto& r : s.etcd->status_all(eps, s.member_deadline())) {
+    if (!r.result) continue;
+    st.healthy.insert(r.result->header.member_id);
+    if (r.result->leader != 0) st.leader = r.result->leader;
+  }
+  st.operator_state = operator_state(kube, env.operator_deployment.empty() ? std::string(op::kDefaultNewController)
+                                                                           : env.operator_deployment,
+                                     ns);
+  return st;
+}
+
+cli::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
+                                const ExecOptions& options) {
+  Runner r(env, plan, request, options);
+  if (!plan.added.empty()) r.set_added(plan.added);
+  return r.run();
+}
+
+cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
+                          const std::function<void(const std::string&)>& progress) {
+  auto [ns, name] = split_coords(env.operator_deployment);
+  kube::Client& kube = *env.kube;
+  auto d = kube.get(kube::resources::deployments, ns, name);
+  if (!d) return std::move(d).error();
+  const std::string ann = std::string(op::kAnnReplicasBeforeBreakGlass);
+  json anns = d->value("/metadata/annotations"_json_pointer, json::object());
+  long long replicas = d->value("/spec/replicas"_json_pointer, 1LL);
+  json patch = {{"spec", {{"replicas", 0}}}};
+  if (!anns.contains(ann)) patch["metadata"]["annotations"][ann] = std::to_string(replicas);
+  auto r = kube.patch(kube::resources::deployments, ns, name, kube::PatchType::Merge, guarded(*d, patch));
+  if (!r) return std::move(r).error();
+  const auto end = Clock::now() + timeout;
+  for (;;) {
+    auto state = operator_state(kube, ns + "/" + name, env.session->target.ns);
+    bool pods_left = false;
+    kube::ListOptions lo;
+    std::string sel;
+    for (const auto& [k, v] : d->value("/spec/selector/matchLabels"_json_pointer, json::object()).items()) {
+      sel += (sel.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+    }
+    lo.label_selector = sel;
+    if (!sel.empty()) {
+      auto pods = kube.list(kube::resources::pods, ns, lo);
+      pods_left = pods && !(*pods)["items"].empty();
+    }
+    if (!state.active && !pods_left) return {};
+    if (Clock::now() > end) {
+      return cli::make_error(cli::ErrorKind::Timeout, "the operator is still active after scaling it to 0 (" +
+                                                          state.reason + ")",
+                             kube::resources::deployments.describe(ns, name), "re-run to resume");
+    }
+    if (progress) progress("waiting for the operator to stop (" + state.reason + ")");
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+cli::Status restore_operator(MemberEnv& env) {
+  auto [ns, name] = split_coords(env.operator_deployment);
+  kube::Client& kube = *env.kube;
+  auto d = kube.get(kube::resources::deployments, ns, name);
+  if (!d) return std::move(d).error();
+  const std::string ann = std::string(op::kAnnReplicasBeforeBreakGlass);
+  std::string before = str(*d, json::json_pointer("/metadata/annotations/" + std::string("cli.etcd-operator.cozystack.io~1replicas-before-break-glass")));
+  if (before.empty()) return {};
+  long long n = 1;
+  try {
+    n = std::stoll(before);
+  } catch (...) {
+  }
+  json patch = {{"spec", {{"replicas", n}}}, {"metadata", {{"annotations", {{ann, nullptr}}}}}};
+  auto r = kube.patch(kube::resources::deployments, ns, name, kube::PatchType::Merge, guarded(*d, patch));
+  if (!r) return std::move(r).error();
+  return {};
+}
+
+nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& report) {
+  nlohmann::ordered_json d = plan_document(plan);
+  d["member"] = report.member;
+  d["id"] = report.id == 0 ? std::string() : hex(report.id);
+  d["steps"] = nlohmann::ordered_json::array();
+  for (const auto& s : report.steps) d["steps"].push_back({{"step", s.step}, {"outcome", s.outcome}, {"detail", s.detail}});
+  return d;
+}
+
+}  // namespace admin

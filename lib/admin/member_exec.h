@@ -1,0 +1,67 @@
+// Runs a member plan (admin.md 4.2-4.5) step by step. Each step reads the
+// live state again and decides: already done (skip), do it, or cannot (an
+// error). So a run stopped anywhere is finished by running the command again.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/member_plan.h"
+#include "admin/session.h"
+#include "cli/result.h"
+
+namespace kube {
+class Client;
+}
+
+namespace admin {
+
+struct MemberEnv {
+  kube::Client* kube = nullptr;
+  Session* session = nullptr;
+  std::string operator_deployment;  // NS/NAME (--operator; default the chart's)
+  std::string rendered_by;          // kubectl-etcd/<version>
+};
+
+// The live state of the session's cluster: objects, a linearizable
+// MemberList, which members answer Status, the leader, the operator.
+cli::Result<LiveState> read_state(MemberEnv& env);
+
+struct ExecOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // waits (Ready, promotion)
+  bool wait = false;  // operator-mediated add/replace: wait for the operator to finish
+  std::function<void(const std::string&)> progress;           // transient lines (stderr)
+  std::function<void(const std::string& step)> after_step;    // a step finished (test seam)
+};
+
+struct StepResult {
+  std::string step;
+  std::string outcome;  // done, skipped
+  std::string detail;
+};
+
+struct ExecReport {
+  std::string member;   // the target, or the member added
+  std::uint64_t id = 0;
+  std::vector<StepResult> steps;
+};
+
+cli::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
+                                const ExecOptions& options);
+
+// --stop-operator (admin.md 4.1): records the Deployment's replicas in an
+// annotation, scales it to 0, waits until its Pods are gone and the Lease
+// expired. restore_operator puts the recorded replicas back (also what a
+// later run does when it finds the annotation).
+cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
+                          const std::function<void(const std::string&)>& progress);
+cli::Status restore_operator(MemberEnv& env);
+
+nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& report);
+
+}  // namespace admin

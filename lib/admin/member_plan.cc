@@ -1,0 +1,794 @@
+#include "admin/member_plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "admin/consistency.h"
+#include "admin/target.h"
+#include "etcd/member_id.h"
+#include "operator/names.h"
+
+namespace admin {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string str(const json& j, const json::json_pointer& p) {
+  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
+}
+long long integer(const json& j, const json::json_pointer& p, long long dflt = 0) {
+  return j.contains(p) && j.at(p).is_number_integer() ? j.at(p).get<long long>() : dflt;
+}
+bool boolean(const json& j, const json::json_pointer& p) {
+  return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
+}
+std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
+bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
+bool dormant(const json& o) { return boolean(o, "/spec/dormant"_json_pointer); }
+bool pending(const json& o) {
+  return !deleting(o) && o.contains("/spec/initialCluster"_json_pointer) && str(o, "/spec/initialCluster"_json_pointer).empty();
+}
+std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
+std::uint64_t stored_id(const json& m) {
+  auto s = str(m, "/status/memberID"_json_pointer);
+  if (s.empty()) return 0;
+  auto id = etcd::parse_member_id(s);
+  return id ? *id : 0;
+}
+bool has_condition(const json& o, const std::string& type) {
+  if (!o.contains("/status/conditions"_json_pointer)) return false;
+  for (const auto& c : o["status"]["conditions"]) {
+    if (c.value("type", "") == type) return c.value("status", "") == "True";
+  }
+  return false;
+}
+const json* pod_of(const LiveState& s, const std::string& m) {
+  for (const auto& p : s.pods) {
+    if (name_of(p) == m) return &p;
+  }
+  return nullptr;
+}
+std::string first_label(const std::string& url) {
+  auto p = url.find("://");
+  std::string host = p == std::string::npos ? url : url.substr(p + 3);
+  auto end = host.find_first_of(".:/");
+  return end == std::string::npos ? host : host.substr(0, end);
+}
+
+}  // namespace
+
+const char* op_name(MemberOp op) {
+  switch (op) {
+    case MemberOp::Add: return "add";
+    case MemberOp::Promote: return "promote";
+    case MemberOp::Remove: return "remove";
+    case MemberOp::Replace: return "replace";
+  }
+  return "?";
+}
+
+bool MemberPlan::has(const std::string& step) const {
+  return std::any_of(steps.begin(), steps.end(), [&](const PlanStep& s) { return s.id == step; });
+}
+
+std::size_t quorum(std::size_t voters) { return voters / 2 + 1; }
+
+long long pdb_min_available(long long voters, long long observed) { return std::max(voters, observed) / 2 + 1; }
+
+std::optional<std::uint64_t> parse_member_id(const std::string& text) {
+  auto id = etcd::parse_member_id(text);
+  if (!id) return std::nullopt;
+  return *id;
+}
+
+std::string initial_cluster(const std::vector<etcd::Member>& members) {
+  std::vector<std::string> parts;
+  for (const auto& m : members) {
+    if (m.peer_urls.empty()) continue;
+    std::string name = m.name.empty() ? first_label(m.peer_urls.front()) : m.name;
+    parts.push_back(name + "=" + m.peer_urls.front());
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::vector<std::string> member_secrets(const json& cluster) {
+  std::vector<std::string> out;
+  std::string c = name_of(cluster);
+  if (cluster.contains("/spec/tls/client"_json_pointer)) {
+    auto s = str(cluster, "/spec/tls/client/serverSecretRef/name"_json_pointer);
+    out.push_back(s.empty() ? op::cert_manager_server_secret(c) : s);
+  }
+  if (cluster.contains("/spec/tls/peer"_json_pointer)) {
+    auto s = str(cluster, "/spec/tls/peer/secretRef/name"_json_pointer);
+    out.push_back(s.empty() ? c + "-peer-tls" : s);
+  }
+  return out;
+}
+
+namespace {
+
+json strip_reserved(const json& m) {
+  json out = json::object();
+  if (!m.is_object()) return out;
+  for (const auto& [k, v] : m.items()) {
+    if (k.rfind(std::string(op::kReservedPrefix), 0) != 0) out[k] = v;
+  }
+  return out;
+}
+
+}  // namespace
+
+json new_member(const json& cluster) {
+  const std::string c = name_of(cluster);
+  const json observed = cluster.contains("/status/observed"_json_pointer) ? cluster["status"]["observed"] : json::object();
+  json labels = json(op::cluster_labels(c));
+  json meta_labels = strip_reserved(observed.contains("/additionalMetadata/labels"_json_pointer)
+                                        ? observed["additionalMetadata"]["labels"] : json::object());
+  for (const auto& [k, v] : meta_labels.items()) {
+    if (!labels.contains(k)) labels[k] = v;
+  }
+  json body = {{"apiVersion", std::string(op::kApiVersion)},
+               {"kind", std::string(op::kKindEtcdMember)},
+               {"metadata",
+                {{"generateName", c + "-"},
+                 {"namespace", str(cluster, "/metadata/namespace"_json_pointer)},
+                 {"labels", labels},
+                 {"finalizers", json::array({std::string(op::kMemberFinalizer)})},
+                 {"ownerReferences",
+                  json::array({json(op::owner_reference(op::kKindEtcdCluster, c,
+                                                        str(cluster, "/metadata/uid"_json_pointer), true))})}}}};
+  json anns = strip_reserved(observed.contains("/additionalMetadata/annotations"_json_pointer)
+                                 ? observed["additionalMetadata"]["annotations"] : json::object());
+  if (!anns.empty()) body["metadata"]["annotations"] = anns;
+  json spec = {{"clusterName", c}, {"initialCluster", ""},
+               {"clusterToken", str(cluster, "/status/clusterToken"_json_pointer)}};
+  for (const char* k : {"version", "storage", "resources", "additionalMetadata", "affinity",
+                        "topologySpreadConstraints", "options", "imagePullSecrets"}) {
+    if (observed.contains(k) && !observed[k].is_null()) spec[k] = observed[k];
+  }
+  json tls = json::object();
+  if (cluster.contains("/spec/tls/client"_json_pointer)) {
+    const json& client = cluster["spec"]["tls"]["client"];
+    auto server = str(client, "/serverSecretRef/name"_json_pointer);
+    tls["clientServerSecretRef"] = {{"name", server.empty() ? op::cert_manager_server_secret(c) : server}};
+    bool mtls = client.contains("operatorClientSecretRef") ||
+                client.contains("/certManager/operatorClientIssuerRef"_json_pointer);
+    if (mtls) tls["clientMTLS"] = true;
+  }
+  if (cluster.contains("/spec/tls/peer"_json_pointer)) {
+    auto peer = str(cluster, "/spec/tls/peer/secretRef/name"_json_pointer);
+    tls["peerSecretRef"] = {{"name", peer.empty() ? c + "-peer-tls" : peer}};
+  } else if (str(cluster, json::json_pointer("/metadata/annotations/" +
+                                             std::string(op::kAnnPeerAutoTls).replace(
+                                                 std::string(op::kAnnPeerAutoTls).find('/'), 1, "~1"))) == "true") {
+    tls["peerAutoTLS"] = true;
+  }
+  if (!tls.empty()) spec["tls"] = tls;
+  body["spec"] = spec;
+  return body;
+}
+
+std::string image_repository(const json& deployment, const json& pods) {
+  if (deployment.is_object() && deployment.contains("/spec/template/spec/containers"_json_pointer)) {
+    for (const auto& c : deployment["spec"]["template"]["spec"]["containers"]) {
+      for (const auto& e : c.value("env", json::array())) {
+        if (e.value("name", "") == "ETCD_IMAGE_REPOSITORY" && !e.value("value", "").empty()) return e["value"];
+      }
+      for (const char* key : {"args", "command"}) {
+        for (const auto& a : c.value(key, json::array())) {
+          std::string s = a.is_string() ? a.get<std::string>() : "";
+          const std::string flag = "--etcd-image-repository=";
+          if (s.rfind(flag, 0) == 0 && s.size() > flag.size()) return s.substr(flag.size());
+        }
+      }
+    }
+  }
+  for (const auto& p : pods) {
+    if (!p.contains("/spec/containers/0/image"_json_pointer)) continue;
+    std::string image = p["spec"]["containers"][0]["image"];
+    auto at = image.find('@');
+    if (at != std::string::npos) image = image.substr(0, at);
+    auto colon = image.rfind(':');
+    auto slash = image.rfind('/');
+    if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) image = image.substr(0, colon);
+    if (!image.empty()) return image;
+  }
+  return "quay.io/coreos/etcd";
+}
+
+namespace {
+
+json owner_of(const json& member) {
+  return json(op::owner_reference(op::kKindEtcdMember, name_of(member), str(member, "/metadata/uid"_json_pointer),
+                                  true));
+}
+
+json merged_labels(const json& base, const json& spec) {
+  json labels = base;
+  json extra = strip_reserved(spec.contains("/additionalMetadata/labels"_json_pointer)
+                                  ? spec["additionalMetadata"]["labels"] : json::object());
+  for (const auto& [k, v] : extra.items()) {
+    if (!labels.contains(k)) labels[k] = v;
+  }
+  return labels;
+}
+
+bool memory(const json& member) { return str(member, "/spec/storage/medium"_json_pointer) == "Memory"; }
+
+}  // namespace
+
+json render_pvc(const json& member) {
+  const std::string m = name_of(member);
+  const json& spec = member["spec"];
+  const std::string c = spec.value("clusterName", "");
+  json pvc = {{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata",
+               {{"name", op::member_pvc(m)},
+                {"namespace", str(member, "/metadata/namespace"_json_pointer)},
+                {"labels", merged_labels(json(op::member_labels(c, m)), spec)},
+                {"ownerReferences", json::array({owner_of(member)})}}},
+              {"spec",
+               {{"accessModes", json::array({"ReadWriteOnce"})},
+                {"resources", {{"requests", {{"storage", str(spec, "/storage/size"_json_pointer)}}}}}}}};
+  json anns = strip_reserved(spec.contains("/additionalMetadata/annotations"_json_pointer)
+                                 ? spec["additionalMetadata"]["annotations"] : json::object());
+  if (!anns.empty()) pvc["metadata"]["annotations"] = anns;
+  if (spec.contains("/storage/storageClassName"_json_pointer) && !spec["storage"]["storageClassName"].is_null()) {
+    pvc["spec"]["storageClassName"] = spec["storage"]["storageClassName"];
+  }
+  return pvc;
+}
+
+json render_pod(const json& cluster, const json& member, const std::string& repo, const std::string& rendered_by) {
+  const std::string m = name_of(member);
+  const std::string ns = str(member, "/metadata/namespace"_json_pointer);
+  const json& spec = member["spec"];
+  const std::string c = spec.value("clusterName", "");
+  std::string svc = str(member, json::json_pointer("/metadata/annotations/etcd-operator.cozystack.io~1headless-service-name"));
+  if (svc.empty()) svc = c;
+  const bool client_tls = spec.contains("/tls/clientServerSecretRef/name"_json_pointer);
+  const bool mtls = boolean(spec, "/tls/clientMTLS"_json_pointer);
+  const bool peer_secret = spec.contains("/tls/peerSecretRef/name"_json_pointer);
+  const bool peer_auto = boolean(spec, "/tls/peerAutoTLS"_json_pointer);
+  const std::string cs = client_tls ? "https" : "http";
+  const std::string ps = (peer_secret || peer_auto) ? "https" : "http";
+  const std::string dns = op::member_dns(m, svc, ns);
+  std::string data_dir = "/var/lib/etcd";
+  std::string sub = str(member, json::json_pointer("/metadata/annotations/etcd-operator.cozystack.io~1data-dir-subpath"));
+  bool sub_ok = !sub.empty() && sub != "." && sub != ".." && sub.find('/') == std::string::npos &&
+                std::isalnum(static_cast<unsigned char>(sub[0])) &&
+                std::all_of(sub.begin(), sub.end(), [](char ch) {
+                  return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-';
+                });
+  if (sub_ok) data_dir += "/" + sub;
+  json cmd = json::array({"etcd", "--name=" + m, "--data-dir=" + data_dir, "--listen-peer-urls=" + ps + "://0.0.0.0:2380",
+                          "--listen-client-urls=" + cs + "://0.0.0.0:2379",
+                          "--advertise-client-urls=" + cs + "://" + dns + ":2379",
+                          "--initial-advertise-peer-urls=" + ps + "://" + dns + ":2380",
+                          "--initial-cluster=" + spec.value("initialCluster", ""),
+                          "--initial-cluster-token=" + spec.value("clusterToken", ""),
+                          "--initial-cluster-state=existing", "--listen-metrics-urls=http://0.0.0.0:2381"});
+  if (spec.contains("options")) {
+    const json& o = spec["options"];
+    if (o.contains("quotaBackendBytes")) cmd.push_back("--quota-backend-bytes=" + o["quotaBackendBytes"].dump());
+    if (o.contains("autoCompactionMode")) cmd.push_back("--auto-compaction-mode=" + o.value("autoCompactionMode", ""));
+    if (o.contains("autoCompactionRetention")) {
+      const json& r = o["autoCompactionRetention"];
+      cmd.push_back("--auto-compaction-retention=" + (r.is_string() ? r.get<std::string>() : r.dump()));
+    }
+    if (o.contains("snapshotCount")) cmd.push_back("--snapshot-count=" + o["snapshotCount"].dump());
+  }
+  json mounts = json::array({{{"name", "data"}, {"mountPath", "/var/lib/etcd"}}});
+  json volumes = json::array();
+  if (memory(member)) {
+    volumes.push_back({{"name", "data"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", str(spec, "/storage/size"_json_pointer)}}}});
+  } else {
+    volumes.push_back({{"name", "data"}, {"persistentVolumeClaim", {{"claimName", op::member_pvc(m)}}}});
+  }
+  if (client_tls) {
+    cmd.push_back("--cert-file=/etc/etcd/tls/client/tls.crt");
+    cmd.push_back("--key-file=/etc/etcd/tls/client/tls.key");
+    if (mtls) {
+      cmd.push_back("--client-cert-auth=true");
+      cmd.push_back("--trusted-ca-file=/etc/etcd/tls/client/ca.crt");
+    }
+    mounts.push_back({{"name", "tls-client"}, {"mountPath", "/etc/etcd/tls/client"}, {"readOnly", true}});
+    volumes.push_back({{"name", "tls-client"}, {"secret", {{"secretName", spec["tls"]["clientServerSecretRef"]["name"]}}}});
+  }
+  if (peer_secret) {
+    for (const char* a : {"--peer-cert-file=/etc/etcd/tls/peer/tls.crt", "--peer-key-file=/etc/etcd/tls/peer/tls.key",
+                          "--peer-trusted-ca-file=/etc/etcd/tls/peer/ca.crt", "--peer-client-cert-auth=true"}) {
+      cmd.push_back(a);
+    }
+    mounts.push_back({{"name", "tls-peer"}, {"mountPath", "/etc/etcd/tls/peer"}, {"readOnly", true}});
+    volumes.push_back({{"name", "tls-peer"}, {"secret", {{"secretName", spec["tls"]["peerSecretRef"]["name"]}}}});
+  } else if (peer_auto) {
+    cmd.push_back("--peer-auto-tls");
+  }
+  json resources = spec.value("resources", json::object());
+  if (resources.empty()) resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}};
+  json container = {
+      {"name", "etcd"},
+      {"image", repo + ":v" + spec.value("version", "")},
+      {"command", cmd},
+      {"securityContext", {{"allowPrivilegeEscalation", false}, {"capabilities", {{"drop", json::array({"ALL"})}}}}},
+      {"ports", json::array({{{"name", "client"}, {"containerPort", 2379}},
+                             {{"name", "peer"}, {"containerPort", 2380}},
+                             {{"name", "metrics"}, {"containerPort", 2381}}})},
+      {"resources", resources},
+      {"livenessProbe", {{"tcpSocket", {{"port", 2380}}}, {"initialDelaySeconds", 15}, {"periodSeconds", 10},
+                         {"failureThreshold", 3}}},
+      {"readinessProbe", {{"httpGet", {{"path", "/health"}, {"port", 2381}}}, {"initialDelaySeconds", 5},
+                          {"periodSeconds", 5}, {"failureThreshold", 3}}},
+      {"volumeMounts", mounts}};
+  json anns = strip_reserved(spec.contains("/additionalMetadata/annotations"_json_pointer)
+                                 ? spec["additionalMetadata"]["annotations"] : json::object());
+  anns[std::string(op::kAnnRenderedBy)] = rendered_by;
+  json pod_spec = {{"hostname", m},
+                   {"subdomain", svc},
+                   {"automountServiceAccountToken", false},
+                   {"securityContext", {{"runAsNonRoot", true}, {"runAsUser", 65532}, {"runAsGroup", 65532},
+                                        {"fsGroup", 65532}, {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+                   {"containers", json::array({container})},
+                   {"volumes", volumes}};
+  for (const char* k : {"affinity", "topologySpreadConstraints", "imagePullSecrets"}) {
+    if (spec.contains(k) && !spec[k].is_null()) pod_spec[k] = spec[k];
+  }
+  (void)cluster;
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", m},
+            {"namespace", ns},
+            {"labels", merged_labels(json(op::member_labels(c, m)), spec)},
+            {"annotations", anns},
+            {"ownerReferences", json::array({owner_of(member)})}}},
+          {"spec", pod_spec}};
+}
+
+const etcd::Member* find_etcd(const LiveState& s, std::uint64_t id, const std::string& name, const std::string& url) {
+  for (const auto& m : s.etcd.members) {
+    if (id != 0 && m.id == id) return &m;
+  }
+  for (const auto& m : s.etcd.members) {
+    if (!name.empty() && m.name == name) return &m;
+    if (!url.empty() && std::find(m.peer_urls.begin(), m.peer_urls.end(), url) != m.peer_urls.end()) return &m;
+  }
+  return nullptr;
+}
+
+// --- planning ---------------------------------------------------------------------
+
+namespace {
+
+struct Facts {
+  std::vector<const json*> active, terminating, pending_members;
+  std::size_t running = 0;
+  bool any_dormant = false;
+  long long spec_replicas = 0, observed = 0;
+  std::size_t voters = 0, healthy_voters = 0;
+  std::vector<const etcd::Member*> learners;
+};
+
+Facts facts_of(const LiveState& s) {
+  Facts f;
+  for (const auto& m : s.members) {
+    if (deleting(m)) {
+      f.terminating.push_back(&m);
+      continue;
+    }
+    f.active.push_back(&m);
+    if (dormant(m)) f.any_dormant = true;
+    else ++f.running;
+    if (pending(m)) f.pending_members.push_back(&m);
+  }
+  f.spec_replicas = integer(s.cluster, "/spec/replicas"_json_pointer, 3);
+  f.observed = integer(s.cluster, "/status/observed/replicas"_json_pointer);
+  for (const auto& m : s.etcd.members) {
+    if (m.is_learner) {
+      f.learners.push_back(&m);
+      continue;
+    }
+    ++f.voters;
+    if (s.healthy.count(m.id)) ++f.healthy_voters;
+  }
+  return f;
+}
+
+// The EtcdMember an etcd member stands for.
+const json* member_for(const LiveState& s, const etcd::Member& e) {
+  for (const auto& m : s.members) {
+    if (stored_id(m) == e.id) return &m;
+  }
+  for (const auto& m : s.members) {
+    const etcd::Member* x = match_member(s.cluster, m, {e});
+    if (x != nullptr) return &m;
+  }
+  return nullptr;
+}
+
+void step(MemberPlan& p, const char* id, std::string text) { p.steps.push_back({id, std::move(text)}); }
+
+void common_checks(const LiveState& s, const Facts& f, MemberPlan& p) {
+  const std::string c = name_of(s.cluster);
+  if (deleting(s.cluster)) p.refusals.push_back("EtcdCluster " + c + " is being deleted");
+  if (str(s.cluster, "/status/clusterID"_json_pointer).empty()) {
+    p.refusals.push_back("EtcdCluster " + c + " has no status.clusterID: the cluster never formed");
+  }
+  if (f.observed <= 0) p.refusals.push_back("status.observed.replicas is 0: the cluster is paused");
+  if (f.any_dormant) p.refusals.push_back("a member is dormant: resume the cluster first (spec.replicas)");
+  if (!s.etcd_error.empty()) {
+    p.refusals.push_back("no quorum of voters answers a linearizable MemberList: " + s.etcd_error);
+  }
+  for (const auto& m : s.etcd.members) {
+    if (m.peer_urls.size() != 1) {
+      p.refusals.push_back("etcd member " + hex(m.id) + " has " + std::to_string(m.peer_urls.size()) +
+                           " peer URLs; only members with exactly one are handled");
+    }
+  }
+}
+
+void mode_checks(const LiveState& s, const MemberRequest& r, MemberPlan& p) {
+  const bool active = s.operator_state && s.operator_state->active;
+  const std::string why = s.operator_state ? s.operator_state->reason : std::string();
+  if (r.break_glass) {
+    p.mode = Mode::BreakGlass;
+    if (active && !r.stop_operator && !r.skip_operator_check) {
+      p.refusals.push_back("the operator is active (" + why +
+                           "): break-glass needs --stop-operator (scales it to 0 and back) or --skip-operator-check");
+    }
+    p.stop_operator = active && r.stop_operator;
+    return;
+  }
+  p.mode = Mode::Operator;
+  if (!active) {
+    p.refusals.push_back("the operator is not active" + (why.empty() ? std::string() : " (" + why + ")") +
+                         ": nothing would complete an operator-mediated change; pass --break-glass");
+  }
+}
+
+// Another change in flight: a pending or Terminating EtcdMember, a learner
+// that was never Ready (I7), an orphan learner. `except` is the target.
+void in_flight_checks(const LiveState& s, const Facts& f, MemberPlan& p, const std::string& except) {
+  for (const auto* m : f.pending_members) {
+    if (name_of(*m) != except) p.refusals.push_back("EtcdMember " + name_of(*m) + " is pending: an add is in flight (re-run `member add` to finish it)");
+  }
+  for (const auto* m : f.terminating) {
+    if (name_of(*m) != except) p.refusals.push_back("EtcdMember " + name_of(*m) + " is Terminating: a removal is in flight");
+  }
+  for (const auto* l : f.learners) {
+    const json* m = member_for(s, *l);
+    if (m == nullptr) {
+      if (l->id != p.id) p.refusals.push_back("orphan learner " + hex(l->id) + " (no EtcdMember): `member remove " + hex(l->id) + "` first");
+    } else if (name_of(*m) != except && stored_id(*m) == 0) {
+      p.refusals.push_back("learner " + name_of(*m) + " has not been Ready yet: an add is in flight (re-run `member add`)");
+    }
+  }
+}
+
+void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p, bool gap_only) {
+  const std::string c = name_of(s.cluster);
+  // Resume: a pending EtcdMember, or a learner that maps to an EtcdMember.
+  const json* resume = nullptr;
+  for (const auto* m : f.pending_members) {
+    if (resume != nullptr) {
+      p.refusals.push_back("more than one pending EtcdMember");
+      return;
+    }
+    resume = m;
+  }
+  for (const auto* l : f.learners) {
+    const json* m = member_for(s, *l);
+    if (m == nullptr) {
+      p.refusals.push_back("orphan learner " + hex(l->id) + " (no EtcdMember): `member remove " + hex(l->id) + "` first");
+      return;
+    }
+    if (resume == nullptr) resume = m;
+    else if (name_of(*resume) != name_of(*m)) p.refusals.push_back("more than one learner or pending member");
+  }
+  // Promoted, but the voter flag not written yet (a stop right after the
+  // promotion): finish with the flag, the label and the PDB.
+  if (resume == nullptr && p.mode == Mode::BreakGlass && !gap_only) {
+    for (const auto* m : f.active) {
+      const etcd::Member* e = find_etcd(s, stored_id(*m), name_of(*m), peer_url(s.cluster, *m));
+      if (e == nullptr || e->is_learner || boolean(*m, "/status/isVoter"_json_pointer)) continue;
+      p.resume = true;
+      p.added = p.member = name_of(*m);
+      p.id = e->id;
+      p.kind = TargetKind::Member;
+      p.replicas = f.observed;
+      step(p, "mark-voter", "status isVoter true, Pod role label voter");
+      step(p, "pdb", "patch the PodDisruptionBudget " + c + " minAvailable, if present");
+      return;
+    }
+  }
+  if (!f.terminating.empty() && !gap_only) {
+    p.refusals.push_back("EtcdMember " + name_of(*f.terminating.front()) + " is Terminating: a removal is in flight");
+  }
+  if (p.mode == Mode::Operator) {
+    if (resume != nullptr) {
+      p.refusals.push_back("EtcdMember " + name_of(*resume) + " is being added: the operator completes it");
+      return;
+    }
+    if (f.spec_replicas != f.observed && !r.force) {
+      p.refusals.push_back("spec.replicas " + std::to_string(f.spec_replicas) + " differs from status.observed.replicas " +
+                           std::to_string(f.observed) + ": a change is in flight (--force to add anyway)");
+    }
+    p.replicas = f.observed;
+    step(p, "scale", "merge patch spec.replicas " + std::to_string(f.spec_replicas) + " -> " +
+                         std::to_string(f.spec_replicas + 1) + "; the operator adds a learner and promotes it");
+    return;
+  }
+  p.replicas = f.observed;
+  if (resume != nullptr) {
+    p.resume = true;
+    p.added = name_of(*resume);
+    if (p.op == MemberOp::Add) {
+      p.member = p.added;
+      p.peer_url = peer_url(s.cluster, *resume);
+      if (const auto* e = find_etcd(s, stored_id(*resume), p.member, p.peer_url)) p.id = e->id;
+    }
+  } else {
+    if (f.spec_replicas != f.observed && !r.force) {
+      p.refusals.push_back("spec.replicas " + std::to_string(f.spec_replicas) + " differs from status.observed.replicas " +
+                           std::to_string(f.observed) + ": a change is in flight (--force to add anyway)");
+    }
+    if (f.healthy_voters < f.voters && !gap_only) {
+      p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
+                           " voter(s) do not answer: remove the dead member first (`member replace`)");
+    }
+    if (!s.headless_service) p.refusals.push_back("the headless Service " + c + " does not exist");
+    for (const auto& sec : s.missing_secrets) p.refusals.push_back("Secret " + sec + " (mounted by members) does not exist");
+  }
+  const bool grow = !p.resume && !gap_only && static_cast<long long>(f.running) >= f.observed;
+  if (grow) {
+    step(p, "grow", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
+                        std::to_string(f.observed + 1) + " (progressDeadline null)");
+    if ((f.observed + 1) % 2 == 0) p.warnings.push_back("the cluster will have an even number of members (" + std::to_string(f.observed + 1) + ")");
+  }
+  const std::string who = p.added.empty() ? "a new EtcdMember (generateName " + c + "-)" : "EtcdMember " + p.added;
+  if (p.added.empty()) step(p, "create-member", "create " + who + " with initialCluster \"\" and the member-cleanup finalizer");
+  step(p, "register", "MemberAddAsLearner with its peer URL (skipped when etcd lists it)");
+  step(p, "wire", "merge patch spec.initialCluster from the add response and the component label");
+  step(p, "render", "create its PVC and Pod as the operator renders them (annotated rendered-by)");
+  step(p, "record", "status merge patch podName, podUID, pvcName, replicas, selector");
+  step(p, "ready", "wait until the Pod is Ready and etcd lists the member, then status memberID");
+  if (!r.no_promote) {
+    step(p, "promote", "MemberPromote, retried while the learner catches up");
+    step(p, "mark-voter", "status isVoter true, Pod role label voter");
+    step(p, "pdb", "patch the PodDisruptionBudget " + c + " minAvailable, if present");
+  }
+}
+
+void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p) {
+  const etcd::Member* e = nullptr;
+  if (auto id = parse_member_id(r.target)) e = find_etcd(s, *id, {}, {});
+  const json* m = nullptr;
+  for (const auto& x : s.members) {
+    if (name_of(x) == r.target) m = &x;
+  }
+  if (e == nullptr && m != nullptr) e = find_etcd(s, stored_id(*m), name_of(*m), peer_url(s.cluster, *m));
+  if (e == nullptr) {
+    for (const auto& x : s.etcd.members) {
+      if (x.name == r.target) e = &x;
+    }
+  }
+  if (e == nullptr) {
+    p.not_found = m != nullptr ? "EtcdMember " + r.target + " is not an etcd member" : "no member " + r.target;
+    return;
+  }
+  if (m == nullptr) m = member_for(s, *e);
+  p.id = e->id;
+  if (m == nullptr) {
+    p.refusals.push_back("learner " + hex(e->id) + " has no EtcdMember: an orphan learner is never promoted; `member remove " + hex(e->id) + "`");
+    return;
+  }
+  p.member = name_of(*m);
+  p.kind = TargetKind::Member;
+  if (!e->is_learner) {
+    p.voter = true;
+    if (p.mode == Mode::BreakGlass && !boolean(*m, "/status/isVoter"_json_pointer)) {
+      step(p, "mark-voter", "status isVoter true, Pod role label voter");
+      step(p, "pdb", "patch the PodDisruptionBudget if present");
+    }
+    return;
+  }
+  if (deleting(*m) || dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is deleting or dormant");
+  if (str(*m, "/spec/initialCluster"_json_pointer).empty()) p.refusals.push_back("EtcdMember " + p.member + " is pending (no initialCluster)");
+  const json* pod = pod_of(s, p.member);
+  if (pod == nullptr || !has_condition(*pod, "Ready")) p.refusals.push_back("the Pod of " + p.member + " is not Ready");
+  if (f.healthy_voters < f.voters && !r.force) {
+    p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
+                         " voter(s) do not answer and promotion raises the quorum size (--force to promote anyway)");
+  }
+  step(p, "promote", "MemberPromote " + hex(e->id) + ", retried while the learner catches up");
+  if (p.mode == Mode::BreakGlass) {
+    step(p, "mark-voter", "status isVoter true (and memberID), Pod role label voter");
+    step(p, "pdb", "patch the PodDisruptionBudget if present");
+  }
+}
+
+void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p, bool replace) {
+  const json* m = nullptr;
+  for (const auto& x : s.members) {
+    if (name_of(x) == r.target) m = &x;
+  }
+  const etcd::Member* e = nullptr;
+  auto id = m == nullptr ? parse_member_id(r.target) : std::nullopt;
+  if (m == nullptr) {
+    for (const auto& x : s.etcd.members) {
+      if (x.name == r.target || (id && x.id == *id)) e = &x;
+    }
+    if (e != nullptr) m = member_for(s, *e);
+    if (m == nullptr && id) {
+      for (const auto& x : s.members) {
+        if (stored_id(x) == *id) m = &x;
+      }
+    }
+  }
+  if (m != nullptr) {
+    p.member = name_of(*m);
+    p.peer_url = peer_url(s.cluster, *m);
+    e = find_etcd(s, stored_id(*m), p.member, p.peer_url);
+    p.kind = e != nullptr ? TargetKind::Member : TargetKind::Ghost;
+    p.was_ready = has_condition(*m, "Ready");
+    p.resume = deleting(*m);
+  } else if (e != nullptr) {
+    p.kind = TargetKind::Orphan;
+  } else {
+    // Gone: a re-run after the release. Finish the count of a shrink, or
+    // the gap fill of a replace.
+    const bool gap = static_cast<long long>(f.running) < f.observed && f.spec_replicas == f.observed;
+    if (gap && (r.scale_down || replace) && p.mode == Mode::BreakGlass) {
+      p.kind = TargetKind::Gone;
+      p.resume = true;
+      p.replicas = f.observed;
+      if (replace) {
+        add_steps(s, f, r, p, true);
+      } else {
+        step(p, "count", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) +
+                             " -> " + std::to_string(f.observed - 1) + ", the PDB");
+      }
+      return;
+    }
+    p.not_found = "no EtcdMember or etcd member " + r.target;
+    return;
+  }
+  if (e != nullptr) {
+    p.id = e->id;
+    p.voter = !e->is_learner;
+  } else if (m != nullptr) {
+    p.id = stored_id(*m);
+  }
+  p.replicas = f.observed;
+  if (m != nullptr && dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is dormant");
+  in_flight_checks(s, f, p, p.member);
+  if (e != nullptr) {
+    if (s.etcd.members.size() <= 1) p.refusals.push_back("it is the last member: pausing is spec.replicas 0");
+    if (p.voter) {
+      std::size_t left = f.healthy_voters - (s.healthy.count(e->id) ? 1 : 0);
+      if (left < quorum(f.voters - 1)) {
+        p.refusals.push_back("removing voter " + hex(e->id) + " would leave " + std::to_string(left) +
+                             " healthy voter(s), fewer than the quorum " + std::to_string(quorum(f.voters - 1)) +
+                             " of the " + std::to_string(f.voters - 1) + " left");
+      }
+    }
+  }
+  if (r.scale_down && (p.mode == Mode::Operator || replace)) {
+    p.refusals.push_back(replace ? "--scale-down does not go with replace"
+                                 : "a targeted shrink is break-glass only (the operator always drops the newest); pass --break-glass");
+  }
+  if (r.scale_down && f.observed <= 1) p.refusals.push_back("scaling to 0 by removal: pausing is spec.replicas 0");
+  const std::string target = p.member.empty() ? "etcd member " + hex(p.id) : "EtcdMember " + p.member;
+  if (p.kind == TargetKind::Orphan) {
+    step(p, "remove-etcd", "MemberRemove " + hex(p.id) + " (" + (p.voter ? "stray voter" : "orphan learner") + ")");
+    return;
+  }
+  if (p.mode == Mode::Operator) {
+    if (p.kind == TargetKind::Ghost) step(p, "clear-id", "status merge patch memberID \"\" on " + target);
+    if (m != nullptr && !deleting(*m)) {
+      step(p, "delete-member", "delete " + target + " (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
+    }
+    if (replace) step(p, "wait-new", "wait until a new member is Ready");
+    return;
+  }
+  if (e != nullptr && p.voter && e->id == s.leader) {
+    if (!r.move_leader) p.refusals.push_back(target + " leads: leadership must move first (drop --no-move-leader)");
+    step(p, "move-leader", "move leadership from " + target + " to a healthy voter");
+  }
+  const bool finalizer = m != nullptr && m->contains("/metadata/finalizers"_json_pointer) &&
+                         std::find((*m)["metadata"]["finalizers"].begin(), (*m)["metadata"]["finalizers"].end(),
+                                   std::string(op::kMemberFinalizer)) != (*m)["metadata"]["finalizers"].end();
+  step(p, "clear-id", "status merge patch memberID \"\" on " + target);
+  if (!finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + hex(p.id) + " (no finalizer holds the object)");
+  step(p, "delete-member", "delete " + target + " (uid precondition; the finalizer keeps it)");
+  if (finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + hex(p.id));
+  step(p, "release", "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
+  if (r.scale_down) {
+    step(p, "count", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
+                         std::to_string(f.observed - 1) + ", the PDB");
+  } else if (p.was_ready) {
+    step(p, "count", "decrement status.readyMembers; the count stays for the operator to fill");
+  }
+  if (replace) {
+    MemberRequest add = r;
+    add_steps(s, f, add, p, true);
+  }
+}
+
+}  // namespace
+
+MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
+  MemberPlan p;
+  p.op = r.op;
+  Facts f = facts_of(s);
+  mode_checks(s, r, p);
+  common_checks(s, f, p);
+  switch (r.op) {
+    case MemberOp::Add:
+      p.kind = TargetKind::New;
+      add_steps(s, f, r, p, false);
+      if (!p.member.empty()) p.kind = TargetKind::Member;
+      break;
+    case MemberOp::Promote:
+      promote_steps(s, f, r, p);
+      break;
+    case MemberOp::Remove:
+    case MemberOp::Replace: {
+      // An orphan learner or a ghost's ID clearing is safe alongside the operator.
+      remove_steps(s, f, r, p, r.op == MemberOp::Replace);
+      break;
+    }
+  }
+  if (p.kind == TargetKind::Orphan && p.mode == Mode::Operator && r.op == MemberOp::Remove) {
+    // admin.md 4.4 (b): safe even with the operator active.
+    p.refusals.erase(std::remove_if(p.refusals.begin(), p.refusals.end(),
+                                    [](const std::string& x) { return x.rfind("the operator is not active", 0) == 0; }),
+                     p.refusals.end());
+  }
+  if (r.op == MemberOp::Replace && p.kind == TargetKind::Orphan) {
+    p.refusals.push_back("replace needs an EtcdMember; an etcd member without one is removed with `member remove`");
+  }
+  if (!p.not_found.empty()) p.steps.clear();
+  return p;
+}
+
+nlohmann::ordered_json plan_document(const MemberPlan& p) {
+  static const char* kinds[] = {"new", "member", "orphan", "ghost", "gone"};
+  nlohmann::ordered_json d;
+  d["operation"] = op_name(p.op);
+  d["mode"] = p.mode == Mode::BreakGlass ? "break-glass" : "operator";
+  d["member"] = p.member;
+  d["id"] = p.id == 0 ? std::string() : hex(p.id);
+  d["kind"] = kinds[static_cast<int>(p.kind)];
+  d["resume"] = p.resume;
+  d["stopOperator"] = p.stop_operator;
+  d["steps"] = nlohmann::ordered_json::array();
+  for (const auto& s : p.steps) d["steps"].push_back({{"step", s.id}, {"action", s.text}});
+  d["refusals"] = p.refusals;
+  d["warnings"] = p.warnings;
+  return d;
+}
+
+std::string plan_text(const MemberPlan& p) {
+  std::ostringstream out;
+  auto doc = plan_document(p);
+  out << "plan: member " << op_name(p.op) << " (" << doc["mode"].get<std::string>() << ")";
+  if (!p.member.empty()) out << " " << p.member;
+  if (p.id != 0) out << " " << hex(p.id);
+  if (p.resume) out << ", resuming an earlier run";
+  out << "\n";
+  if (p.stop_operator) out << "  stop the operator (replicas to 0), restore it afterwards\n";
+  int i = 1;
+  for (const auto& s : p.steps) out << "  " << i++ << ". " << s.id << ": " << s.text << "\n";
+  for (const auto& w : p.warnings) out << "  warning: " << w << "\n";
+  for (const auto& r : p.refusals) out << "  refused: " << r << "\n";
+  return out.str();
+}
+
+}  // namespace admin

@@ -1,0 +1,111 @@
+// Membership surgery as a value (admin.md 4): `member add|promote|remove|
+// replace` first compute a plan from the live state (the EtcdCluster, its
+// EtcdMembers and Pods, a linearizable MemberList, which members answer),
+// then member_exec runs it step by step. Pure: no API, no etcd.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/operator_state.h"
+#include "etcd/types.h"
+
+namespace admin {
+
+// What one decision is made from; read again before every step.
+struct LiveState {
+  nlohmann::json cluster;                            // the EtcdCluster
+  nlohmann::json members = nlohmann::json::array();  // its EtcdMembers (cluster label)
+  nlohmann::json pods = nlohmann::json::array();     // its Pods
+  nlohmann::json pdb;                                // PodDisruptionBudget <c>, null when absent
+  bool headless_service = true;                      // Service <c> exists
+  std::vector<std::string> missing_secrets;          // TLS Secrets a new Pod mounts that do not exist
+  etcd::MemberList etcd;                             // linearizable
+  std::string etcd_error;                            // why there is no MemberList (no quorum)
+  std::set<std::uint64_t> healthy;                   // members that answered Status
+  std::uint64_t leader = 0;
+  std::optional<OperatorState> operator_state;       // unset: not judged
+};
+
+enum class MemberOp { Add, Promote, Remove, Replace };
+const char* op_name(MemberOp op);
+
+struct MemberRequest {
+  MemberOp op = MemberOp::Add;
+  std::string target;  // name or ID (promote, remove, replace)
+  bool break_glass = false;
+  bool stop_operator = false;
+  bool skip_operator_check = false;
+  bool force = false;       // add: spec != observed; promote: an unhealthy voter
+  bool scale_down = false;  // remove: a targeted shrink (break-glass only)
+  bool no_promote = false;  // add: leave the learner for the operator
+  bool move_leader = true;  // remove: hand leadership away from the target first
+};
+
+enum class Mode { Operator, BreakGlass };
+// New: add creates it; Member: an EtcdMember matched in etcd; Orphan: an etcd
+// member without EtcdMember; Ghost: an EtcdMember etcd does not know; Gone:
+// neither exists any more (a re-run after the last object went).
+enum class TargetKind { New, Member, Orphan, Ghost, Gone };
+
+struct PlanStep {
+  std::string id;    // stable: the KUBECTL_ETCD_TEST_KILL_AFTER names
+  std::string text;  // what it does, for the printed plan
+};
+
+struct MemberPlan {
+  MemberOp op = MemberOp::Add;
+  Mode mode = Mode::Operator;
+  TargetKind kind = TargetKind::New;
+  std::string member;       // EtcdMember name (empty: not created yet, or orphan)
+  std::string added;        // add part: the EtcdMember being added (empty: created by the plan)
+  std::uint64_t id = 0;     // etcd member ID when known
+  std::string peer_url;     // of the target, when known
+  bool voter = false;
+  bool resume = false;      // an earlier run stopped mid-way; this one finishes it
+  bool was_ready = false;   // remove: the EtcdMember had Ready=True
+  bool stop_operator = false;
+  long long replicas = 0;   // observed.replicas when planned
+  std::vector<PlanStep> steps;
+  std::vector<std::string> refusals;  // non-empty: refused (exit 3)
+  std::string not_found;              // non-empty: the target does not exist (exit 6)
+  std::vector<std::string> warnings;
+  bool refused() const { return !refusals.empty(); }
+  bool has(const std::string& step) const;
+};
+
+MemberPlan plan_member(const LiveState& s, const MemberRequest& r);
+
+nlohmann::ordered_json plan_document(const MemberPlan& p);
+std::string plan_text(const MemberPlan& p);
+
+// --- pieces of the operator's contract (admin.md 2.4, 3.3, 4.2) --------------
+std::size_t quorum(std::size_t voters);  // floor(n/2)+1
+// minAvailable of the PDB: floor(max(voters, observed)/2)+1.
+long long pdb_min_available(long long voters, long long observed);
+// `--initial-cluster` from a membership: name=first peer URL (name = etcd
+// name, else the first DNS label of the URL host), sorted, comma-joined.
+std::string initial_cluster(const std::vector<etcd::Member>& members);
+// The EtcdMember body of add step 3 (generateName <c>-, finalizer, owner).
+nlohmann::json new_member(const nlohmann::json& cluster);
+// The TLS Secret names a member of this cluster mounts (server, peer).
+std::vector<std::string> member_secrets(const nlohmann::json& cluster);
+// Image repository: the operator Deployment's ETCD_IMAGE_REPOSITORY env or
+// --etcd-image-repository arg, else a sibling Pod's image without its tag,
+// else quay.io/coreos/etcd.
+std::string image_repository(const nlohmann::json& deployment, const nlohmann::json& pods);
+// The PVC and Pod of admin.md 2.4 for a wired member (break-glass add step 7).
+nlohmann::json render_pvc(const nlohmann::json& member);
+nlohmann::json render_pod(const nlohmann::json& cluster, const nlohmann::json& member, const std::string& repo,
+                          const std::string& rendered_by);
+// Members etcd lists as `id` (or by the EtcdMember's name or peer URL).
+const etcd::Member* find_etcd(const LiveState& s, std::uint64_t id, const std::string& name, const std::string& url);
+// Parses a member ID: hex (with or without leading zeros) or decimal.
+std::optional<std::uint64_t> parse_member_id(const std::string& text);
+
+}  // namespace admin

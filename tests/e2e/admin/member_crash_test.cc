@@ -1,0 +1,95 @@
+// Crash safety of member add and remove (admin.md 4.2/4.4, decisions.md
+// E18): the tool is SIGKILLed right after each step of each table
+// (KUBECTL_ETCD_TEST_KILL_AFTER), I1-I3 are checked at the stop, then the
+// same command is run again and must finish the change with I4-I5 holding.
+// A writer puts keys throughout and sees no error.
+#include <sstream>
+
+#include "member_e2e.h"
+
+using namespace member_e2e;
+
+namespace {
+
+const std::vector<std::string> kAddSteps = {"grow",   "create-member", "register", "wire",       "render",
+                                            "record", "ready",         "promote",  "mark-voter", "pdb"};
+const std::vector<std::string> kRemoveSteps = {"move-leader", "clear-id", "delete-member",
+                                               "remove-etcd", "release",  "count"};
+
+std::string replicas(const NativeCluster& c) {
+  return c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.replicas}/{.status.observed.replicas}"});
+}
+
+std::string newest_member(const NativeCluster& c, const std::vector<std::string>& fixture) {
+  auto names = c.kubectl({"get", "etcdmember", "-o", "jsonpath={.items[*].metadata.name}"});
+  std::istringstream in(names);
+  std::string n;
+  while (in >> n) {
+    if (std::find(fixture.begin(), fixture.end(), n) == fixture.end()) return n;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)") {
+  NativeCluster c(runner_fixture("3.6", 3));
+  const auto ms = c.members();
+  Writer writer(c, endpoint_of(c, ms[0]));
+
+  for (std::size_t i = 0; i < kAddSteps.size(); ++i) {
+    const std::string& step = kAddSteps[i];
+    CAPTURE(step);
+    auto killed = member(c, {"add"}, {{"KUBECTL_ETCD_TEST_KILL_AFTER", step}});
+    INFO("killed run: " << killed.err);
+    REQUIRE(killed.rc == 137);
+    check_i1_i3(c, "add stopped after " + step);
+    if (step == "create-member") {
+      // A pending member is a change in flight: other changes are refused.
+      auto busy = member(c, {"remove", ms[1]});
+      CHECK(busy.rc == 3);
+      CHECK(busy.err.find("pending") != std::string::npos);
+    }
+    if (step != "pdb") {
+      // The last step done, nothing is left: a re-run would add another member.
+      auto rerun = member(c, {"add", "-o", "json"});
+      INFO("re-run: " << rerun.out << rerun.err);
+      REQUIRE(rerun.rc == 0);
+    }
+    check_clean(c, "add re-run after " + step);
+    CHECK(replicas(c) == "4/4");
+    const std::string added = newest_member(c, ms);
+    REQUIRE_FALSE(added.empty());
+    CHECK(c.kubectl({"get", "etcdmember", added, "-o", "jsonpath={.status.isVoter}"}) == "true");
+
+    // Remove the member again, killed after one step of the removal table.
+    if (i < kRemoveSteps.size()) {
+      const std::string& rstep = kRemoveSteps[i];
+      CAPTURE(rstep);
+      if (rstep == "move-leader") {
+        auto ml = c.tool({"move-leader", added});
+        REQUIRE_MESSAGE(ml.rc == 0, ml.err);
+      }
+      auto rk = member(c, {"remove", added, "--scale-down"}, {{"KUBECTL_ETCD_TEST_KILL_AFTER", rstep}});
+      INFO("killed remove: " << rk.err);
+      REQUIRE(rk.rc == 137);
+      check_i1_i3(c, "remove stopped after " + rstep);
+      auto rr = member(c, {"remove", added, "--scale-down"});
+      INFO("remove re-run: " << rr.out << rr.err);
+      // After the last step there is nothing left to find.
+      CHECK((rr.rc == 0 || (rstep == "count" && rr.rc == 6)));
+    } else {
+      auto rr = member(c, {"remove", added, "--scale-down"});
+      REQUIRE_MESSAGE(rr.rc == 0, rr.err);
+    }
+    check_clean(c, "remove finished");
+    CHECK(replicas(c) == "3/3");
+    CHECK(etcd_members(c).size() == 3);
+  }
+  CHECK(finding_codes(c).empty());
+
+  writer.finish();
+  INFO("last writer error: " << writer.last_error());
+  CHECK(writer.puts() > 20);
+  CHECK(writer.errors() == 0);
+}

@@ -1,0 +1,134 @@
+// Helpers of the member surgery e2e tests: a native cluster whose new pods
+// are run by the pod runner (it stands in for the kubelet), kubectl-etcd
+// member commands in break-glass mode, and the invariants of admin.md 4.1 as
+// `kubectl-etcd check` reports them (decisions.md E18).
+#pragma once
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "admin_e2e.h"
+
+namespace member_e2e {
+
+using namespace admin_e2e;
+
+inline FixtureOptions runner_fixture(const std::string& version, int members) {
+  FixtureOptions o;
+  o.version = version;
+  o.members = members;
+  o.extra = {"--pod-runner"};
+  return o;
+}
+
+// kubectl-etcd member <verb> ... in break-glass mode alongside the fixture's
+// (simulated, active) operator, with optional extra environment.
+inline e2e::CommandResult member(const NativeCluster& c, std::vector<std::string> args,
+                                 const std::map<std::string, std::string>& env = {}, bool break_glass = true) {
+  std::vector<std::string> argv{NativeCluster::binary(), "member"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  for (const auto& a : {std::string("-c"), c.name(), std::string("-n"), c.ns(), std::string("--connect"),
+                        std::string("direct"), std::string("--operator"), c.ns() + "/etcd-operator",
+                        std::string("--timeout"), std::string("90s")}) {
+    argv.push_back(a);
+  }
+  if (break_glass) argv.insert(argv.end(), {"--break-glass", "--skip-operator-check", "--yes"});
+  return e2e::run(argv, env);
+}
+
+inline std::vector<std::string> finding_codes(const NativeCluster& c) {
+  auto r = c.tool({"check"}, {"-o", "json"});
+  INFO("check: " << r.out << r.err);
+  REQUIRE((r.rc == 0 || r.rc == 1));
+  std::vector<std::string> out;
+  for (const auto& f : json::parse(r.out)["findings"]) out.push_back(f["code"]);
+  return out;
+}
+
+inline bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// I1-I3: every etcd member has its EtcdMember and back (pending and
+// registered learners excepted), at most one learner and it is mapped, no
+// stored ID etcd does not know.
+inline void check_i1_i3(const NativeCluster& c, const std::string& where) {
+  auto codes = finding_codes(c);
+  INFO(where << ": findings " << json(codes).dump());
+  for (const char* bad : {"STRAY_VOTER", "ORPHAN_LEARNER", "GHOST_MEMBER", "MULTIPLE_LEARNERS", "MEMBERID_MISMATCH"}) {
+    CHECK_FALSE(has(codes, bad));
+  }
+}
+
+// Finished: nothing but the hand-rendered Pods break-glass add leaves for `member roll`.
+inline void check_clean(const NativeCluster& c, const std::string& where) {
+  auto codes = finding_codes(c);
+  INFO(where << ": findings " << json(codes).dump());
+  for (const auto& code : codes) CHECK(code == "HAND_RENDERED_POD");
+}
+
+// Voters and learners as etcd lists them.
+inline json etcd_members(const NativeCluster& c) { return json::parse(c.ctl({"member", "list", "-w", "json"}))["members"]; }
+
+inline std::string hex_id(const json& m) { return hex(m["ID"].get<std::uint64_t>()); }
+
+// A writer putting keys through one member that stays up the whole test.
+class Writer {
+ public:
+  Writer(const NativeCluster& c, std::string endpoint) : c_(c), endpoint_(std::move(endpoint)) {
+    thread_ = std::thread([this] {
+      int i = 0;
+      while (!stop_) {
+        auto r = c_.ctl_result({"--endpoints", endpoint_, "put", "writer/" + std::to_string(i++), "v"});
+        ++puts_;
+        if (r.rc != 0) {
+          ++errors_;
+          last_error_ = r.err;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  ~Writer() { finish(); }
+  void finish() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  int puts() const { return puts_; }
+  int errors() const { return errors_; }
+  std::string last_error() const { return last_error_; }
+
+ private:
+  const NativeCluster& c_;
+  std::string endpoint_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> puts_{0}, errors_{0};
+  std::string last_error_;
+};
+
+inline std::string endpoint_of(const NativeCluster& c, const std::string& member) {
+  for (const auto& m : c.info()["members"]) {
+    if (m["name"] == member) return "https://" + m["ip"].get<std::string>() + ":2379";
+  }
+  FAIL("no member " << member);
+  return {};
+}
+
+// The pid of the etcd the pod runner started for a pod.
+inline int runner_pid(const NativeCluster& c, const std::string& pod) {
+  std::ifstream f(e2e::var("TESTENV_DIR") + "/fixtures/native." + c.ns() + "." + c.name() + "/pod-runner/pods/" + pod +
+                  "/etcd.pid");
+  int pid = 0;
+  f >> pid;
+  REQUIRE(pid > 0);
+  return pid;
+}
+
+}  // namespace member_e2e

@@ -1,0 +1,164 @@
+// member add / promote / remove / replace against real etcd, the pod runner
+// standing in for the kubelet: each kind of target, the refusals, and a
+// writer that sees no error throughout. One cluster per version, sub-cases
+// in sequence.
+#include "member_e2e.h"
+
+using namespace member_e2e;
+
+namespace {
+
+std::string added_member(const e2e::CommandResult& r) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.rc == 0);
+  return json::parse(r.out)["member"];
+}
+
+int voters(const NativeCluster& c) {
+  int n = 0;
+  for (const auto& m : etcd_members(c)) n += m.value("isLearner", false) ? 0 : 1;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
+  NativeCluster c(runner_fixture("3.6", 3));
+  const auto ms = c.members();
+  Writer writer(c, endpoint_of(c, ms[0]));
+
+  // The operator is active: the default is operator-mediated (+1 replica).
+  auto dry = member(c, {"add", "--dry-run", "-o", "json"}, {}, false);
+  REQUIRE_MESSAGE(dry.rc == 0, dry.err);
+  CHECK(json::parse(dry.out)["mode"] == "operator");
+  CHECK(json::parse(dry.out)["steps"][0]["step"] == "scale");
+  // Break-glass while it runs: refused without --stop-operator or --skip-operator-check.
+  auto refused = e2e::run({NativeCluster::binary(), "member", "add", "-c", c.name(), "-n", c.ns(), "--connect",
+                           "direct", "--operator", c.ns() + "/etcd-operator", "--break-glass", "--yes"});
+  CHECK(refused.rc == 3);
+  CHECK(refused.err.find("--stop-operator") != std::string::npos);
+  // No terminal and no --yes: refused, nothing changed.
+  auto noyes = e2e::run({NativeCluster::binary(), "member", "add", "-c", c.name(), "-n", c.ns(), "--connect",
+                         "direct", "--operator", c.ns() + "/etcd-operator", "--break-glass", "--skip-operator-check"});
+  CHECK(noyes.rc == 3);
+  CHECK(noyes.err.find("--yes") != std::string::npos);
+  CHECK(etcd_members(c).size() == 3);
+
+  // add: a learner the pod runner starts, promoted, and `check` clean.
+  auto a = member(c, {"add", "-o", "json"});
+  const std::string m4 = added_member(a);
+  CHECK(voters(c) == 4);
+  check_clean(c, "after add");
+  CHECK(c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.replicas}/{.status.observed.replicas}"}) ==
+        "4/4");
+  CHECK(c.kubectl({"get", "etcdmember", m4, "-o", "jsonpath={.status.isVoter}"}) == "true");
+  CHECK(c.kubectl({"get", "pod", m4, "-o", "jsonpath={.metadata.labels.etcd-operator\\.cozystack\\.io/role}"}) ==
+        "voter");
+
+  // remove of the leader: leadership moves first; a targeted shrink back to 3.
+  auto ml = c.tool({"move-leader", m4});
+  REQUIRE_MESSAGE(ml.rc == 0, ml.err);
+  auto rl = member(c, {"remove", m4, "--scale-down", "-o", "json"});
+  REQUIRE_MESSAGE(rl.rc == 0, rl.err);
+  CHECK(json::parse(rl.out)["steps"][0]["step"] == "move-leader");
+  CHECK(json::parse(rl.out)["steps"][0]["outcome"] == "done");
+  CHECK(etcd_members(c).size() == 3);
+  check_clean(c, "after removing the leader");
+  CHECK(c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.replicas}/{.status.observed.replicas}"}) ==
+        "3/3");
+
+  // promote attempted too early: the learner's etcd is paused while the
+  // cluster moves on, so etcd answers "not in sync" until it is resumed.
+  auto np = member(c, {"add", "--no-promote", "-o", "json"});
+  const std::string m5 = added_member(np);
+  CHECK(voters(c) == 3);
+  const int pid = runner_pid(c, m5);
+  REQUIRE(kill(pid, SIGSTOP) == 0);
+  e2e::run({"bash", "-c",
+            "for i in $(seq 1 150); do \"$0\" ctl --dir \"$1\" -- --endpoints \"$2\" put fill/$i x >/dev/null || exit 1; done",
+            e2e::testenv_tool("etcd-cluster"), c.etcd_dir(), endpoint_of(c, ms[0])});
+  std::thread resume([pid] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    kill(pid, SIGCONT);
+  });
+  auto pr = member(c, {"promote", m5});
+  resume.join();
+  INFO("promote: " << pr.out << pr.err);
+  CHECK(pr.rc == 0);
+  CHECK(pr.err.find("learner " + m5 + " not yet in sync") != std::string::npos);
+  CHECK(voters(c) == 4);
+  check_clean(c, "after the late promotion");
+
+  // remove of a voter (not the leader), shrinking back to 3.
+  auto rv = member(c, {"remove", m5, "--scale-down"});
+  REQUIRE_MESSAGE(rv.rc == 0, rv.err);
+  check_clean(c, "after removing a voter");
+
+  // remove of an orphan learner: safe alongside the operator, no --break-glass.
+  auto orphan = c.reconfigure({"member", "add", "orphan", "--learner", "--peer-urls",
+                               "https://orphan." + c.name() + "." + c.ns() + ".svc:2380"});
+  std::string orphan_id;
+  for (const auto& m : etcd_members(c)) {
+    if (m.value("isLearner", false)) orphan_id = hex_id(m);
+  }
+  REQUIRE_FALSE(orphan_id.empty());
+  CHECK(has(finding_codes(c), "ORPHAN_LEARNER"));
+  // Another change is refused while it is there.
+  CHECK(member(c, {"add"}).rc == 3);
+  auto ro = member(c, {"remove", orphan_id, "--yes"}, {}, false);
+  REQUIRE_MESSAGE(ro.rc == 0, ro.err);
+  CHECK(etcd_members(c).size() == 3);
+  check_clean(c, "after removing the orphan learner");
+
+  // remove of a ghost: etcd forgot ms[2] (a hand `member remove`); the
+  // EtcdMember goes without an etcd call, then an add fills the gap.
+  c.reconfigure({"member", "remove", c.id_of(ms[2])});
+  CHECK(has(finding_codes(c), "GHOST_MEMBER"));
+  auto rg = member(c, {"remove", ms[2], "-o", "json"});
+  REQUIRE_MESSAGE(rg.rc == 0, rg.err);
+  CHECK(json::parse(rg.out)["kind"] == "ghost");
+  CHECK(c.kubectl({"get", "etcdmember", "-o", "name"}).find(ms[2]) == std::string::npos);
+  auto gap = member(c, {"add", "-o", "json"});
+  const std::string m6 = added_member(gap);
+  CHECK(json::parse(gap.out)["steps"][0]["step"] == "create-member");  // a gap fill, no growth
+  CHECK(voters(c) == 3);
+  check_clean(c, "after the ghost and the gap fill");
+
+  // Refusals: with ms[1]'s etcd dead, removing a healthy voter would lose quorum.
+  c.act("kill", ms[1]);
+  auto rq = member(c, {"remove", m6});
+  CHECK(rq.rc == 3);
+  CHECK(rq.err.find("quorum") != std::string::npos);
+  // replace of the dead member: removed first, then a new learner promoted.
+  auto rr = member(c, {"replace", ms[1], "-o", "json"});
+  INFO("replace: " << rr.out << rr.err);
+  REQUIRE(rr.rc == 0);
+  CHECK(voters(c) == 3);
+  CHECK(c.kubectl({"get", "etcdmember", "-o", "name"}).find(ms[1]) == std::string::npos);
+  check_clean(c, "after replace");
+  auto h = c.tool({"health"}, {"-o", "json"});
+  CHECK_MESSAGE(h.rc == 1, h.out);  // healthy; only the HAND_RENDERED_POD findings make it 1
+  for (const auto& row : json::parse(h.out)["members"]) CHECK(row["healthy"] == true);
+
+  writer.finish();
+  INFO("last writer error: " << writer.last_error());
+  CHECK(writer.puts() > 20);
+  CHECK(writer.errors() == 0);
+}
+
+TEST_CASE("etcd 3.5: add to a one-member cluster, shrink back, the last member is refused") {
+  NativeCluster c(runner_fixture("3.5", 1));
+  const auto ms = c.members();
+  auto a = member(c, {"add", "-o", "json"});
+  const std::string m2 = added_member(a);
+  CHECK(voters(c) == 2);
+  check_clean(c, "3.5 after add");
+  auto r = member(c, {"remove", m2, "--scale-down"});
+  REQUIRE_MESSAGE(r.rc == 0, r.err);
+  CHECK(voters(c) == 1);
+  check_clean(c, "3.5 after remove");
+  auto last = member(c, {"remove", ms[0], "--scale-down"});
+  CHECK(last.rc == 3);
+  CHECK(last.err.find("last member") != std::string::npos);
+  CHECK(member(c, {"remove", "nobody"}).rc == 6);
+}

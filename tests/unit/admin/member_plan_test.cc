@@ -1,0 +1,256 @@
+#include "admin/member_plan.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "fixtures.h"
+
+using namespace admin_test;
+
+namespace {
+
+json with_finalizer(json m) {
+  m["metadata"]["finalizers"] = json::array({"etcd-operator.cozystack.io/member-cleanup"});
+  m["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
+  return m;
+}
+
+admin::LiveState converged(bool operator_active = false) {
+  admin::LiveState s;
+  s.cluster = cluster();
+  s.cluster["metadata"]["uid"] = "uid-c";
+  s.cluster["status"]["clusterToken"] = "ns-c-uid-c";
+  s.cluster["status"]["observed"]["version"] = "3.6.11";
+  s.cluster["status"]["observed"]["storage"] = {{"size", "1Gi"}};
+  s.members = json::array({with_finalizer(member("c-aaaaa", "0000000000000001")),
+                           with_finalizer(member("c-bbbbb", "0000000000000002")),
+                           with_finalizer(member("c-ccccc", "0000000000000003"))});
+  s.pods = json::array({pod("c-aaaaa", "10.0.0.1"), pod("c-bbbbb", "10.0.0.2"), pod("c-ccccc", "10.0.0.3")});
+  s.etcd.members = {etcd_member(1, "c-aaaaa"), etcd_member(2, "c-bbbbb"), etcd_member(3, "c-ccccc")};
+  s.healthy = {1, 2, 3};
+  s.leader = 1;
+  s.operator_state = admin::OperatorState{operator_active, false, operator_active ? "lease held" : "no lease"};
+  return s;
+}
+
+std::vector<std::string> ids(const admin::MemberPlan& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.steps) out.push_back(s.id);
+  return out;
+}
+
+admin::MemberRequest req(admin::MemberOp op, std::string target = {}, bool break_glass = true) {
+  admin::MemberRequest r;
+  r.op = op;
+  r.target = std::move(target);
+  r.break_glass = break_glass;
+  return r;
+}
+
+bool refused_with(const admin::MemberPlan& p, const std::string& text) {
+  return std::any_of(p.refusals.begin(), p.refusals.end(),
+                     [&](const std::string& r) { return r.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("break-glass add grows by one and walks the whole table") {
+  auto p = admin::plan_member(converged(), req(admin::MemberOp::Add));
+  CHECK_FALSE(p.refused());
+  CHECK(p.mode == admin::Mode::BreakGlass);
+  CHECK(ids(p) == std::vector<std::string>{"grow", "create-member", "register", "wire", "render", "record", "ready",
+                                           "promote", "mark-voter", "pdb"});
+  CHECK(p.warnings.size() == 1);  // 4 members: even
+  auto np = admin::plan_member(converged(), [] {
+    auto r = req(admin::MemberOp::Add);
+    r.no_promote = true;
+    return r;
+  }());
+  CHECK(ids(np).back() == "ready");
+}
+
+TEST_CASE("add fills a gap instead of growing, and resumes a pending member") {
+  auto s = converged();
+  s.members.erase(2);
+  s.etcd.members.pop_back();
+  s.healthy = {1, 2};
+  auto gap = admin::plan_member(s, req(admin::MemberOp::Add));
+  CHECK_FALSE(gap.refused());
+  CHECK(ids(gap).front() == "create-member");
+
+  auto pending = with_finalizer(member("c-ddddd", ""));
+  pending["spec"]["initialCluster"] = "";
+  pending["status"] = json::object();
+  s.members.push_back(pending);
+  auto resume = admin::plan_member(s, req(admin::MemberOp::Add));
+  CHECK_FALSE(resume.refused());
+  CHECK(resume.resume);
+  CHECK(resume.member == "c-ddddd");
+  CHECK(ids(resume).front() == "register");
+}
+
+TEST_CASE("add resumes a promoted member whose voter flag was not written yet") {
+  auto s = converged();
+  s.members[2]["status"]["isVoter"] = false;
+  auto p = admin::plan_member(s, req(admin::MemberOp::Add));
+  CHECK(p.resume);
+  CHECK(p.member == "c-ccccc");
+  CHECK(ids(p) == std::vector<std::string>{"mark-voter", "pdb"});
+}
+
+TEST_CASE("add refuses an orphan learner, a dead voter and a user change in flight") {
+  auto s = converged();
+  s.etcd.members.push_back(etcd_member(9, "stray", true));
+  CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "orphan learner"));
+  s = converged();
+  s.healthy = {1, 2};
+  CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "do not answer"));
+  s = converged();
+  s.cluster["spec"]["replicas"] = 5;
+  CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "differs"));
+  s.cluster["status"]["clusterID"] = "";
+  CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "never formed"));
+}
+
+TEST_CASE("modes: operator-mediated by default, break-glass refused while the operator runs") {
+  auto active = converged(true);
+  auto op = admin::plan_member(active, req(admin::MemberOp::Add, {}, false));
+  CHECK_FALSE(op.refused());
+  CHECK(op.mode == admin::Mode::Operator);
+  CHECK(ids(op) == std::vector<std::string>{"scale"});
+  CHECK(refused_with(admin::plan_member(active, req(admin::MemberOp::Add)), "--stop-operator"));
+  auto stop = req(admin::MemberOp::Add);
+  stop.stop_operator = true;
+  auto sp = admin::plan_member(active, stop);
+  CHECK_FALSE(sp.refused());
+  CHECK(sp.stop_operator);
+  CHECK(refused_with(admin::plan_member(converged(false), req(admin::MemberOp::Add, {}, false)), "--break-glass"));
+  auto rm = admin::plan_member(active, req(admin::MemberOp::Remove, "c-bbbbb", false));
+  CHECK(ids(rm) == std::vector<std::string>{"delete-member"});
+}
+
+TEST_CASE("remove of a voter, of the leader, with a shrink") {
+  auto p = admin::plan_member(converged(), req(admin::MemberOp::Remove, "c-bbbbb"));
+  CHECK_FALSE(p.refused());
+  CHECK(p.id == 2);
+  CHECK(p.kind == admin::TargetKind::Member);
+  CHECK(ids(p) == std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count"});
+  auto lead = admin::plan_member(converged(), req(admin::MemberOp::Remove, "c-aaaaa"));
+  CHECK(ids(lead).front() == "move-leader");
+  auto shrink = req(admin::MemberOp::Remove, "0000000000000003");
+  shrink.scale_down = true;
+  auto sp = admin::plan_member(converged(), shrink);
+  CHECK(sp.member == "c-ccccc");
+  CHECK(sp.steps.back().text.find("3 -> 2") != std::string::npos);
+}
+
+TEST_CASE("remove refuses losing quorum, the last member and a change in flight") {
+  auto s = converged();
+  s.healthy = {1, 2};
+  CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Remove, "c-bbbbb")), "quorum"));
+  // The dead one may go: two healthy voters stay, the quorum of two.
+  CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Remove, "c-ccccc")).refused());
+  auto one = converged();
+  one.members = json::array({one.members[0]});
+  one.etcd.members = {one.etcd.members[0]};
+  one.cluster["status"]["observed"]["replicas"] = 1;
+  one.cluster["spec"]["replicas"] = 1;
+  CHECK(refused_with(admin::plan_member(one, req(admin::MemberOp::Remove, "c-aaaaa")), "last member"));
+  auto busy = converged();
+  busy.members[2]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  CHECK(refused_with(admin::plan_member(busy, req(admin::MemberOp::Remove, "c-bbbbb")), "Terminating"));
+  // ...but removing the Terminating one itself resumes it.
+  auto again = admin::plan_member(busy, req(admin::MemberOp::Remove, "c-ccccc"));
+  CHECK_FALSE(again.refused());
+  CHECK(again.resume);
+  auto nf = admin::plan_member(converged(), req(admin::MemberOp::Remove, "nobody"));
+  CHECK_FALSE(nf.not_found.empty());
+}
+
+TEST_CASE("remove of an orphan learner and of a ghost") {
+  auto s = converged();
+  s.etcd.members.push_back(etcd_member(9, "", true));
+  s.etcd.members.back().peer_urls = {"https://orphan.c.ns.svc:2380"};
+  auto orphan = admin::plan_member(s, req(admin::MemberOp::Remove, "9", false));
+  CHECK(orphan.kind == admin::TargetKind::Orphan);
+  CHECK_FALSE(orphan.refused());  // safe alongside the operator, even without --break-glass
+  CHECK(ids(orphan) == std::vector<std::string>{"remove-etcd"});
+  auto g = converged();
+  g.etcd.members.pop_back();
+  g.healthy = {1, 2};
+  auto ghost = admin::plan_member(g, req(admin::MemberOp::Remove, "c-ccccc"));
+  CHECK(ghost.kind == admin::TargetKind::Ghost);
+  CHECK_FALSE(ghost.refused());
+  CHECK(ids(ghost) == std::vector<std::string>{"clear-id", "delete-member", "release", "count"});
+}
+
+TEST_CASE("promote: a learner with a Ready Pod; an orphan learner is refused") {
+  auto s = converged();
+  s.members.push_back(with_finalizer(member("c-ddddd", "", false)));
+  s.pods.push_back(pod("c-ddddd", "10.0.0.4", false));
+  s.etcd.members.push_back(etcd_member(4, "c-ddddd", true));
+  auto p = admin::plan_member(s, req(admin::MemberOp::Promote, "c-ddddd"));
+  CHECK_FALSE(p.refused());
+  CHECK(ids(p) == std::vector<std::string>{"promote", "mark-voter", "pdb"});
+  auto op = admin::plan_member(converged(true), req(admin::MemberOp::Promote, "c-aaaaa", false));
+  CHECK(op.steps.empty());  // already a voter: nothing to do
+  s.etcd.members.push_back(etcd_member(5, "", true));
+  CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Promote, "5")), "orphan"));
+}
+
+TEST_CASE("replace removes first, then fills the gap") {
+  auto s = converged();
+  s.healthy = {1, 2};
+  auto p = admin::plan_member(s, req(admin::MemberOp::Replace, "c-ccccc"));
+  CHECK_FALSE(p.refused());
+  CHECK(ids(p) == std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count",
+                                           "create-member", "register", "wire", "render", "record", "ready",
+                                           "promote", "mark-voter", "pdb"});
+}
+
+TEST_CASE("contract pieces: initialCluster, PDB, new member, Pod") {
+  etcd::Member unstarted;
+  unstarted.id = 7;
+  unstarted.peer_urls = {"https://c-zzzzz.c.ns.svc:2380"};
+  unstarted.is_learner = true;
+  CHECK(admin::initial_cluster({etcd_member(2, "c-bbbbb"), unstarted, etcd_member(1, "c-aaaaa")}) ==
+        "c-aaaaa=https://c-aaaaa.c.ns.svc:2380,c-bbbbb=https://c-bbbbb.c.ns.svc:2380,"
+        "c-zzzzz=https://c-zzzzz.c.ns.svc:2380");
+  CHECK(admin::pdb_min_available(3, 4) == 3);
+  CHECK(admin::pdb_min_available(2, 3) == 2);
+  CHECK(admin::quorum(4) == 3);
+
+  auto c = converged().cluster;
+  auto m = admin::new_member(c);
+  CHECK(m["metadata"]["generateName"] == "c-");
+  CHECK(m["metadata"]["finalizers"][0] == "etcd-operator.cozystack.io/member-cleanup");
+  CHECK(m["metadata"]["ownerReferences"][0]["uid"] == "uid-c");
+  CHECK(m["spec"]["initialCluster"] == "");
+  CHECK(m["spec"]["clusterToken"] == "ns-c-uid-c");
+  CHECK(m["spec"]["version"] == "3.6.11");
+  CHECK(m["spec"]["tls"]["clientServerSecretRef"]["name"] == "c-server-tls");
+  CHECK(m["spec"]["tls"]["peerSecretRef"]["name"] == "c-peer-tls");
+  CHECK_FALSE(m["spec"].contains("bootstrap"));
+
+  m["metadata"]["name"] = "c-ddddd";
+  m["metadata"]["uid"] = "uid-d";
+  m["spec"]["initialCluster"] = "c-aaaaa=https://c-aaaaa.c.ns.svc:2380";
+  auto pod = admin::render_pod(c, m, "quay.io/coreos/etcd", "kubectl-etcd/1");
+  CHECK(pod["spec"]["containers"][0]["image"] == "quay.io/coreos/etcd:v3.6.11");
+  const auto& cmd = pod["spec"]["containers"][0]["command"];
+  CHECK(std::find(cmd.begin(), cmd.end(), "--initial-cluster-state=existing") != cmd.end());
+  CHECK(std::find(cmd.begin(), cmd.end(), "--advertise-client-urls=https://c-ddddd.c.ns.svc:2379") != cmd.end());
+  CHECK(std::find(cmd.begin(), cmd.end(), "--peer-client-cert-auth=true") != cmd.end());
+  CHECK_FALSE(pod["metadata"]["labels"].contains("etcd-operator.cozystack.io/role"));
+  CHECK(pod["metadata"]["annotations"]["cli.etcd-operator.cozystack.io/rendered-by"] == "kubectl-etcd/1");
+  CHECK(pod["metadata"]["ownerReferences"][0]["kind"] == "EtcdMember");
+  CHECK(admin::render_pvc(m)["metadata"]["name"] == "data-c-ddddd");
+
+  json dep = {{"spec", {{"template", {{"spec", {{"containers", json::array({{{"name", "manager"},
+      {"args", json::array({"--etcd-image-repository=registry.local/etcd"})}}})}}}}}}}};
+  CHECK(admin::image_repository(dep, json::array()) == "registry.local/etcd");
+  json pods = json::array({{{"spec", {{"containers", json::array({{{"image", "mirror.io/etcd:v3.5.21"}}})}}}}});
+  CHECK(admin::image_repository(json(), pods) == "mirror.io/etcd");
+  CHECK(admin::image_repository(json(), json::array()) == "quay.io/coreos/etcd");
+}

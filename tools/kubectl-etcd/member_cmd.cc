@@ -1,0 +1,212 @@
+// member add | promote | remove | replace (admin.md 4): plan, confirm, run.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include "admin/member_exec.h"
+#include "admin/member_plan.h"
+#include "cli/progress.h"
+#include "cli/version.h"
+#include "commands.h"
+#include "flags.h"
+
+namespace kubectl_etcd {
+
+namespace {
+
+struct MemberOpts {
+  CommonFlags common;
+  admin::MemberRequest request;
+  bool yes = false, dry_run = false, wait = false, no_move_leader = false;
+  std::string timeout = "5m";
+};
+
+void add_mutation_flags(CLI::App& sub, MemberOpts& o) {
+  add_common_flags(sub, o.common);
+  sub.add_flag("--break-glass", o.request.break_glass,
+               "Do the surgery directly (EtcdMember, etcd, Pod, status) instead of through the operator");
+  sub.add_flag("--stop-operator", o.request.stop_operator,
+               "With --break-glass: scale the operator to 0 first and restore its replicas afterwards");
+  sub.add_flag("--skip-operator-check", o.request.skip_operator_check,
+               "With --break-glass: go on although the operator looks active (expert)");
+  sub.add_flag("-y,--yes", o.yes, "Do not ask for confirmation (required without a terminal)");
+  sub.add_flag("--dry-run", o.dry_run, "Print the plan and change nothing (exit 3 when it is refused)");
+  sub.add_option("--timeout", o.timeout, "Budget of the waits (Ready, promotion, operator stop)")->default_str("5m");
+}
+
+bool confirm(cli::Program& program) {
+  std::cerr << "Proceed? [y/N] " << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  (void)program;
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+int run_member(cli::Program& program, MemberOpts& o) {
+  auto timeout = cli::parse_duration(o.timeout);
+  if (!timeout) return fail(program, timeout.error());
+  o.request.move_leader = !o.no_move_leader;
+  if ((o.request.stop_operator || o.request.skip_operator_check) && !o.request.break_glass) {
+    return fail(program, cli::make_error(cli::ErrorKind::Usage, "--stop-operator and --skip-operator-check go with --break-glass"));
+  }
+  auto ctx = open(o.common, program);
+  if (!ctx) return fail(program, ctx.error());
+  if (!ctx->session.target.from_cluster() || !ctx->kube) {
+    return fail(program, cli::make_error(cli::ErrorKind::Usage, "member changes need a cluster (-c or -p)", {},
+                                         "--endpoints has no EtcdMembers to keep consistent"));
+  }
+  admin::MemberEnv env;
+  env.kube = ctx->kube.get();
+  env.session = &ctx->session;
+  env.operator_deployment = o.common.operator_deployment;
+  env.rendered_by = std::string("kubectl-etcd/") + cli::kVersion;
+  cli::Diag& diag = *program.diag;
+  cli::Progress progress(std::cerr, cli::Progress::stderr_is_terminal(), diag.quiet());
+  auto note = [&progress](const std::string& s) { progress.update(s); };
+
+  // A run that stopped the operator and died left the annotation: put the
+  // replicas back unless this run stops it again.
+  if (!o.request.stop_operator) {
+    if (auto st = admin::restore_operator(env); !st) diag.warning("restoring the operator: " + st.error().one_line());
+  }
+
+  auto state = admin::read_state(env);
+  if (!state) return fail(program, state.error());
+  auto plan = admin::plan_member(*state, o.request);
+  if (!plan.not_found.empty()) {
+    return fail(program, cli::make_error(cli::ErrorKind::NotFound, plan.not_found,
+                                         "etcdcluster \"" + ctx->session.target.ns + "/" + ctx->session.target.cluster + "\"",
+                                         "see `kubectl etcd member list`"));
+  }
+  cli::View view;
+  view.text = [&plan](const nlohmann::ordered_json&) { return admin::plan_text(plan); };
+  if (o.dry_run) {
+    return print(program, cli::render(admin::plan_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
+  }
+  if (plan.refused()) {
+    std::cerr << admin::plan_text(plan);
+    return fail(program, cli::make_error(cli::ErrorKind::Refused, "member " + std::string(admin::op_name(plan.op)) +
+                                                                      " refused: " + plan.refusals.front()));
+  }
+  for (const auto& w : plan.warnings) diag.warning(w);
+  if (!o.yes) {
+    if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+      std::cerr << admin::plan_text(plan);
+      return fail(program, cli::make_error(cli::ErrorKind::Refused, "no terminal to confirm the plan on", {},
+                                           "review it with --dry-run, then pass --yes"));
+    }
+    std::cerr << admin::plan_text(plan);
+    if (!confirm(program)) return fail(program, cli::make_error(cli::ErrorKind::Refused, "not confirmed"));
+  } else {
+    diag.note(admin::plan_text(plan).substr(0, admin::plan_text(plan).find('\n')));
+  }
+
+  bool stopped = false;
+  if (plan.stop_operator) {
+    if (auto st = admin::stop_operator(env, *timeout, note); !st) {
+      if (auto r = admin::restore_operator(env); !r) diag.warning("restoring the operator: " + r.error().one_line());
+      return fail(program, st.error());
+    }
+    stopped = true;
+    progress.line("operator stopped");
+    // The plan was made with the operator running; make it again.
+    state = admin::read_state(env);
+    if (!state) {
+      (void)admin::restore_operator(env);
+      return fail(program, state.error());
+    }
+    o.request.skip_operator_check = true;
+    plan = admin::plan_member(*state, o.request);
+    if (plan.refused() || !plan.not_found.empty()) {
+      (void)admin::restore_operator(env);
+      return fail(program, cli::make_error(cli::ErrorKind::Refused,
+                                           "refused once the operator stopped: " +
+                                               (plan.refused() ? plan.refusals.front() : plan.not_found)));
+    }
+  }
+
+  admin::ExecOptions eo;
+  eo.timeout = *timeout;
+  eo.wait = o.wait;
+  eo.progress = note;
+  const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
+  std::string kill_step = kill_after != nullptr ? kill_after : "";
+  eo.after_step = [&progress, kill_step](const std::string& step) {
+    progress.line("step " + step + " done");
+    // Test seam for the crash tests: die right after the named step.
+    if (!kill_step.empty() && step == kill_step) std::raise(SIGKILL);
+  };
+  auto report = admin::execute(env, plan, o.request, eo);
+  progress.finish();
+  if (stopped) {
+    if (auto r = admin::restore_operator(env); !r) diag.warning("restoring the operator: " + r.error().one_line());
+  }
+  if (!report) return fail(program, report.error());
+  cli::View done;
+  done.text = [](const nlohmann::ordered_json& d) {
+    std::string out = "member " + d["operation"].get<std::string>() + " " + d["member"].get<std::string>();
+    if (!d["id"].get<std::string>().empty()) out += " (" + d["id"].get<std::string>() + ")";
+    out += ": done\n";
+    for (const auto& s : d["steps"]) {
+      out += "  " + s["step"].get<std::string>() + ": " + s["outcome"].get<std::string>();
+      if (!s["detail"].get<std::string>().empty()) out += " (" + s["detail"].get<std::string>() + ")";
+      out += "\n";
+    }
+    return out;
+  };
+  return print(program, cli::render(admin::exec_document(plan, *report), done, ctx->format), 0);
+}
+
+}  // namespace
+
+void setup_member_add(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Add;
+  add_mutation_flags(sub, *o);
+  sub.add_flag("--wait", o->wait, "Operator-mediated: wait until the operator added and promoted the member");
+  sub.add_flag("--no-promote", o->request.no_promote, "Break-glass: leave the learner for the operator to promote");
+  sub.add_flag("--force", o->request.force, "Add although spec.replicas differs from status.observed.replicas");
+  sub.footer("Always adds a learner. With the operator active: +1 on spec.replicas. With --break-glass: the\n"
+             "EtcdMember, MemberAddAsLearner, its PVC and Pod, then the promotion once it is in sync.\n"
+             "A re-run after a stop finishes the add in progress. Exit 3 refused, 4 timed out (re-run resumes).");
+  sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
+}
+
+void setup_member_promote(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Promote;
+  add_mutation_flags(sub, *o);
+  sub.add_option("member", o->request.target, "EtcdMember name or member ID of the learner")->required();
+  sub.add_flag("--force", o->request.force, "Promote although a voter does not answer (raises the quorum size)");
+  sub.footer("MemberPromote, retried with backoff while etcd answers that the learner is not in sync, up to\n"
+             "--timeout. With --break-glass also status.isVoter, the Pod role label and the PDB.");
+  sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
+}
+
+void setup_member_remove(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Remove;
+  add_mutation_flags(sub, *o);
+  sub.add_option("member", o->request.target, "EtcdMember name, etcd member name or member ID")->required();
+  sub.add_flag("--scale-down", o->request.scale_down, "Break-glass: also lower spec.replicas (a targeted shrink)");
+  sub.add_flag("--no-move-leader", o->no_move_leader, "Refuse instead of moving leadership away from the target");
+  sub.footer("Targets: a member with an EtcdMember, an etcd member without one (stray voter, orphan learner),\n"
+             "an EtcdMember etcd does not know (ghost). Refused when the voters left would lose quorum, for\n"
+             "the last member, and while another change is in flight. A re-run finishes a stopped removal.");
+  sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
+}
+
+void setup_member_replace(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Replace;
+  add_mutation_flags(sub, *o);
+  sub.add_option("member", o->request.target, "EtcdMember name of the member to replace")->required();
+  sub.add_flag("--wait", o->wait, "Operator-mediated: wait until the operator's new member is Ready");
+  sub.footer("Remove first, then add a learner in the gap and promote it (removing first keeps fault\n"
+             "tolerance). With the operator active: delete the EtcdMember; the operator fills the gap.");
+  sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
+}
+
+}  // namespace kubectl_etcd
