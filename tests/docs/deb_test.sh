@@ -20,7 +20,10 @@ version=$(meson introspect --projectinfo "$BUILD_ROOT" | python3 -c 'import json
 deb_version=$(cd "$src" && dpkg-parsechangelog -S Version)
 [ "${deb_version%-*}" = "$version" ] || fail "debian/changelog says $deb_version, meson.build $version"
 
-(cd "$src" && DEB_BUILD_OPTIONS="parallel=2 nocheck" dpkg-buildpackage -us -uc -b >"$tmp/build.log" 2>&1) ||
+# -O1 without debug information: the test checks what the package holds, not
+# its speed, and this halves the compile time of a test that runs beside others.
+(cd "$src" && DEB_BUILD_OPTIONS="parallel=2 nocheck" DEB_CXXFLAGS_SET="-O1" \
+  dpkg-buildpackage -us -uc -b >"$tmp/build.log" 2>&1) ||
   { tail -40 "$tmp/build.log"; fail "dpkg-buildpackage failed"; exit 1; }
 deb=$(ls "$tmp"/etcd-operator-cli_*.deb)
 root="$tmp/root"
