@@ -131,4 +131,14 @@ inline int runner_pid(const NativeCluster& c, const std::string& pod) {
   return pid;
 }
 
+// The pod runner's own pid (tests pause it: a kubelet that stopped reporting).
+inline int runner_process(const NativeCluster& c) {
+  std::ifstream f(e2e::var("TESTENV_DIR") + "/fixtures/native." + c.ns() + "." + c.name() +
+                  "/pod-runner/pids/runner.pid");
+  int pid = 0;
+  f >> pid;
+  REQUIRE(pid > 0);
+  return pid;
+}
+
 }  // namespace member_e2e
