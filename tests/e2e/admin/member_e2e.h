@@ -47,7 +47,8 @@ inline std::vector<std::string> finding_codes(const NativeCluster& c) {
   INFO("check: " << r.out << r.err);
   REQUIRE((r.rc == 0 || r.rc == 1));
   std::vector<std::string> out;
-  for (const auto& f : json::parse(r.out)["findings"]) out.push_back(f["code"]);
+  const json doc = json::parse(r.out);
+  for (const auto& f : doc["findings"]) out.push_back(f["code"]);
   return out;
 }
 
