@@ -189,7 +189,16 @@ class Runner {
       add_members_ = l->members;
       return Outcome{"skipped", "already registered as " + hex(e->id)};
     }
-    auto r = env_.session->etcd->member_add({url}, true);
+    // etcd's strict reconfig check refuses a change until every member has
+    // been connected for a few seconds (right after another change): wait.
+    cli::Result<etcd::MemberAddResult> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
+    auto waited = poll("etcd refuses membership changes until its members are connected a while",
+                       [&]() -> cli::Result<std::optional<Outcome>> {
+                         r = env_.session->etcd->member_add({url}, true);
+                         if (!r && r.error().reason == etcd::reason::kUnhealthyCluster) return std::optional<Outcome>();
+                         return std::optional<Outcome>(Outcome{});
+                       });
+    if (!waited) return std::move(waited).error();
     if (!r) {
       if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
       auto again = members_now();
@@ -494,7 +503,14 @@ class Runner {
     if (find(*l, plan_.id, plan_.member, url) == nullptr) return Outcome{"skipped", "etcd does not list it"};
     const auto* e = find(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
-    auto r = env_.session->etcd->member_remove(id);
+    cli::Result<std::vector<etcd::Member>> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
+    auto waited = poll("etcd refuses membership changes until its members are connected a while",
+                       [&]() -> cli::Result<std::optional<Outcome>> {
+                         r = env_.session->etcd->member_remove(id);
+                         if (!r && r.error().reason == etcd::reason::kUnhealthyCluster) return std::optional<Outcome>();
+                         return std::optional<Outcome>(Outcome{});
+                       });
+    if (!waited) return std::move(waited).error();
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
       auto again = members_now();
@@ -681,7 +697,8 @@ cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
     bool pods_left = false;
     kube::ListOptions lo;
     std::string sel;
-    for (const auto& [k, v] : d->value("/spec/selector/matchLabels"_json_pointer, json::object()).items()) {
+    const json labels = d->value("/spec/selector/matchLabels"_json_pointer, json::object());
+    for (const auto& [k, v] : labels.items()) {
       sel += (sel.empty() ? "" : ",") + k + "=" + v.get<std::string>();
     }
     lo.label_selector = sel;

@@ -119,6 +119,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     }
     o.request.skip_operator_check = true;
     plan = admin::plan_member(*state, o.request);
+    plan.stop_operator = true;
     if (plan.refused() || !plan.not_found.empty()) {
       (void)admin::restore_operator(env);
       return fail(program, cli::make_error(cli::ErrorKind::Refused,

@@ -50,8 +50,9 @@ TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)
       CHECK(busy.rc == 3);
       CHECK(busy.err.find("pending") != std::string::npos);
     }
-    if (step != "pdb") {
-      // The last step done, nothing is left: a re-run would add another member.
+    if (step != "mark-voter" && step != "pdb") {
+      // After these the add is complete (no PDB in the fixture): a re-run
+      // would add another member.
       auto rerun = member(c, {"add", "-o", "json"});
       INFO("re-run: " << rerun.out << rerun.err);
       REQUIRE(rerun.rc == 0);

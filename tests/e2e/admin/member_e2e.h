@@ -47,7 +47,8 @@ inline std::vector<std::string> finding_codes(const NativeCluster& c) {
   INFO("check: " << r.out << r.err);
   REQUIRE((r.rc == 0 || r.rc == 1));
   std::vector<std::string> out;
-  for (const auto& f : json::parse(r.out)["findings"]) out.push_back(f["code"]);
+  const json doc = json::parse(r.out);
+  for (const auto& f : doc["findings"]) out.push_back(f["code"]);
   return out;
 }
 
@@ -125,6 +126,16 @@ inline std::string endpoint_of(const NativeCluster& c, const std::string& member
 inline int runner_pid(const NativeCluster& c, const std::string& pod) {
   std::ifstream f(e2e::var("TESTENV_DIR") + "/fixtures/native." + c.ns() + "." + c.name() + "/pod-runner/pods/" + pod +
                   "/etcd.pid");
+  int pid = 0;
+  f >> pid;
+  REQUIRE(pid > 0);
+  return pid;
+}
+
+// The pod runner's own pid (tests pause it: a kubelet that stopped reporting).
+inline int runner_process(const NativeCluster& c) {
+  std::ifstream f(e2e::var("TESTENV_DIR") + "/fixtures/native." + c.ns() + "." + c.name() +
+                  "/pod-runner/pids/runner.pid");
   int pid = 0;
   f >> pid;
   REQUIRE(pid > 0);

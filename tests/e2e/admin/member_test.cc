@@ -2,6 +2,8 @@
 // standing in for the kubelet: each kind of target, the refusals, and a
 // writer that sees no error throughout. One cluster per version, sub-cases
 // in sequence.
+#include <ctime>
+
 #include "member_e2e.h"
 
 using namespace member_e2e;
@@ -67,19 +69,31 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.replicas}/{.status.observed.replicas}"}) ==
         "3/3");
 
-  // promote attempted too early: the learner's etcd is paused while the
-  // cluster moves on, so etcd answers "not in sync" until it is resumed.
+  // promote attempted too early. The kubelet stand-in is paused (a Pod's
+  // status stays as last reported), then the learner's etcd, while the
+  // cluster moves on: etcd answers "not in sync" until the learner resumes.
   auto np = member(c, {"add", "--no-promote", "-o", "json"});
   const std::string m5 = added_member(np);
   CHECK(voters(c) == 3);
+  const int runner = runner_process(c);
   const int pid = runner_pid(c, m5);
+  auto index = [&c]() {
+    auto st = json::parse(c.ctl({"endpoint", "status", "-w", "json"}));
+    std::uint64_t i = 0;
+    for (const auto& e : st) i = std::max(i, e["Status"].value("raftIndex", std::uint64_t{0}));
+    return i;
+  };
+  REQUIRE(kill(runner, SIGSTOP) == 0);
   REQUIRE(kill(pid, SIGSTOP) == 0);
-  e2e::run({"bash", "-c",
-            "for i in $(seq 1 150); do \"$0\" ctl --dir \"$1\" -- --endpoints \"$2\" put fill/$i x >/dev/null || exit 1; done",
-            e2e::testenv_tool("etcd-cluster"), c.etcd_dir(), endpoint_of(c, ms[0])});
-  std::thread resume([pid] {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+  const std::uint64_t before = index();
+  while (index() < before + before / 5 + 50) {
+    e2e::run({"bash", "-c", "for i in $(seq 1 30); do \"$0\" ctl --dir \"$1\" -- --endpoints \"$2\" put fill/$i x >/dev/null; done",
+              e2e::testenv_tool("etcd-cluster"), c.etcd_dir(), endpoint_of(c, ms[0])});
+  }
+  std::thread resume([pid, runner] {
+    std::this_thread::sleep_for(std::chrono::seconds(8));
     kill(pid, SIGCONT);
+    kill(runner, SIGCONT);
   });
   auto pr = member(c, {"promote", m5});
   resume.join();
@@ -112,6 +126,9 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
 
   // remove of a ghost: etcd forgot ms[2] (a hand `member remove`); the
   // EtcdMember goes without an etcd call, then an add fills the gap.
+  // Leadership on ms[0] first: the test's own disruptions below (a hand
+  // removal, a killed etcd) must not cost the writer an election.
+  REQUIRE(c.tool({"move-leader", ms[0]}).rc == 0);
   c.reconfigure({"member", "remove", c.id_of(ms[2])});
   CHECK(has(finding_codes(c), "GHOST_MEMBER"));
   auto rg = member(c, {"remove", ms[2], "-o", "json"});
@@ -125,6 +142,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   check_clean(c, "after the ghost and the gap fill");
 
   // Refusals: with ms[1]'s etcd dead, removing a healthy voter would lose quorum.
+  REQUIRE(c.tool({"move-leader", ms[0]}).rc == 0);
   c.act("kill", ms[1]);
   auto rq = member(c, {"remove", m6});
   CHECK(rq.rc == 3);
@@ -138,7 +156,8 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   check_clean(c, "after replace");
   auto h = c.tool({"health"}, {"-o", "json"});
   CHECK_MESSAGE(h.rc == 1, h.out);  // healthy; only the HAND_RENDERED_POD findings make it 1
-  for (const auto& row : json::parse(h.out)["members"]) CHECK(row["healthy"] == true);
+  const json hd = json::parse(h.out);
+  for (const auto& row : hd["members"]) CHECK(row["healthy"] == true);
 
   writer.finish();
   INFO("last writer error: " << writer.last_error());
@@ -149,9 +168,24 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
 TEST_CASE("etcd 3.5: add to a one-member cluster, shrink back, the last member is refused") {
   NativeCluster c(runner_fixture("3.5", 1));
   const auto ms = c.members();
-  auto a = member(c, {"add", "-o", "json"});
+  // --stop-operator: the operator (replicas 1, its Lease about to expire) is
+  // scaled to 0 for the surgery and its replicas restored afterwards.
+  c.kubectl({"scale", "deployment", "etcd-operator", "--replicas=1"});
+  c.kubectl({"patch", "lease", "aa20b3a9.etcd-operator.cozystack.io", "--type=merge", "-p",
+             R"({"spec":{"leaseDurationSeconds":1}})"});
+  auto a = member(c, {"add", "-o", "json", "--break-glass", "--stop-operator", "--yes"}, {}, false);
   const std::string m2 = added_member(a);
+  CHECK(json::parse(a.out)["stopOperator"] == true);
+  CHECK(c.kubectl({"get", "deployment", "etcd-operator", "-o", "jsonpath={.spec.replicas}"}) == "1");
+  CHECK(c.kubectl({"get", "deployment", "etcd-operator", "-o", "jsonpath={.metadata.annotations}"}).find(
+            "replicas-before-break-glass") == std::string::npos);
   CHECK(voters(c) == 2);
+  // The operator counts as active again (its Lease renewed), as it would once back.
+  char now[64];
+  std::time_t t = std::time(nullptr);
+  std::strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%S.000000Z", std::gmtime(&t));
+  c.kubectl({"patch", "lease", "aa20b3a9.etcd-operator.cozystack.io", "--type=merge", "-p",
+             std::string(R"({"spec":{"leaseDurationSeconds":86400,"renewTime":")") + now + "\"}}"});
   check_clean(c, "3.5 after add");
   auto r = member(c, {"remove", m2, "--scale-down"});
   REQUIRE_MESSAGE(r.rc == 0, r.err);
