@@ -83,7 +83,7 @@ TEST_CASE("the legacy webhook configurations are named (N11, D18)") {
 TEST_CASE("usage errors are 128 and contact nothing; an empty namespace has nothing to migrate") {
   CHECK(e2e::etcd_migrate({"adopt", "--apply", "--dry-run"}).rc == 128);
   CHECK(e2e::etcd_migrate({"adopt", "--legacy-controller", "nonsense"}).rc == 128);
-  CHECK(e2e::etcd_migrate({"adopt", "--connect", "port-forward"}).rc == 128);
+  CHECK(e2e::etcd_migrate({"adopt", "--connect", "tunnel"}).rc == 128);
   CHECK(e2e::etcd_migrate({"adopt", "--output", "xml"}).rc == 128);
   CHECK(e2e::etcd_migrate({"adopt", "--no-such-flag"}).rc == 128);
   e2e::Namespace empty("e2e-scope-empty");
