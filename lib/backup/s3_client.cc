@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backup/sha256.h"
+#include "kube/curl_error.h"
 
 namespace backup {
 
@@ -119,7 +120,10 @@ cli::Result<S3Response> S3Client::perform(const Call& call) {
     bool again = false;
     if (!r.ok()) {
       // Refused or unresolvable: the endpoint is wrong, waiting will not help.
-      again = r.error().reason == "TransportFailed";
+      // Broken or stalled on the way: S3 requests are whole-object or
+      // whole-part writes, safe to send again.
+      const auto& reason = r.error().reason;
+      again = reason == kube::kReasonTransportFailed || reason == kube::kReasonTimeout;
     } else {
       again = retryable(r->status);
     }
@@ -208,39 +212,13 @@ cli::Result<S3Response> S3Client::perform_once(const Call& call) {
   curl_slist_free_all(headers);
 
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && x.stopped)) return resp;
-  cli::Error e;
   // Named as the object it was for and where it was sent: either can be the mistake.
-  e.object = uri(call.key) + " at \"" + location_.endpoint + "\"";
-  std::string what = curl_easy_strerror(rc);
-  switch (rc) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = "ConnectFailed";
-      e.message = "cannot connect: " + what;
-      e.hint = "check the S3 endpoint URL";
-      break;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = "TLSFailed";
-      e.message = "TLS failed: " + what;
-      e.hint = "check the endpoint's certificate and the CA bundle";
-      break;
-    case CURLE_OPERATION_TIMEDOUT:
-      e.kind = pretransfer == 0 ? ErrorKind::CannotConnect : ErrorKind::Timeout;
-      e.reason = pretransfer == 0 ? "ConnectFailed" : "TransportFailed";
-      e.message = call.method + " timed out: " + what;
-      if (pretransfer == 0) e.hint = "check the S3 endpoint URL";
-      break;
-    default:
-      e.kind = ErrorKind::Failed;
-      e.reason = pretransfer == 0 ? "ConnectFailed" : "TransportFailed";
-      e.message = call.method + " failed: " + what;
-      break;
+  cli::Error e = kube::curl_error(rc, pretransfer != 0, call.method + " failed: " + curl_easy_strerror(rc),
+                                  uri(call.key) + " at \"" + location_.endpoint + "\"");
+  if (e.reason == kube::kReasonTLS) {
+    e.hint = "check the endpoint's certificate and the CA bundle";
+  } else if (e.reason == kube::kReasonConnectFailed) {
+    e.hint = "check the S3 endpoint URL";
   }
   return e;
 }

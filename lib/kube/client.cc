@@ -1,4 +1,5 @@
 #include "kube/client.h"
+#include "kube/curl_error.h"
 
 #include <thread>
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 
+#include "kube/curl_error.h"
 #include "kube/redact.h"
 
 namespace kube {
@@ -73,41 +74,11 @@ curl_blob blob_of(const std::string& s) {
   return b;
 }
 
-// A failed curl exchange as an error; `started`: bytes may have reached
-// the server (so only reads may be sent again).
+// A failed curl exchange as an error, with the hint that fits a kubeconfig.
 cli::Error curl_failure(CURLcode rc, bool started, std::string message, std::string object) {
-  cli::Error e;
-  e.object = std::move(object);
-  e.message = std::move(message);
-  std::string error = curl_easy_strerror(rc);
-  switch (rc) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = kReasonConnectFailed;
-      e.message = "cannot connect: " + error;
-      break;
-    case CURLE_OPERATION_TIMEDOUT:
-      e.kind = started ? ErrorKind::Timeout : ErrorKind::CannotConnect;
-      e.reason = started ? kReasonTimeout : kReasonConnectFailed;
-      e.message = "request timed out: " + error;
-      break;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_ISSUER_ERROR:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = kReasonTLS;
-      e.message = "TLS failed: " + error;
-      e.hint = "check the certificate authority, the client certificate and tls-server-name of the kubeconfig";
-      break;
-    default:
-      e.kind = ErrorKind::CannotConnect;
-      e.reason = started ? kReasonTransportFailed : kReasonConnectFailed;
-      break;
+  cli::Error e = curl_error(rc, started, std::move(message), std::move(object));
+  if (e.reason == kReasonTLS) {
+    e.hint = "check the certificate authority, the client certificate and tls-server-name of the kubeconfig";
   }
   return e;
 }

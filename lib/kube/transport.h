@@ -66,12 +66,6 @@ struct TransportStats {
   uint64_t http2 = 0;        // requests that went over HTTP/2
 };
 
-// Error reasons of transport failures (cli::Error::reason), so that retries
-// can tell "never reached the server" from "broke on the way".
-inline constexpr const char* kReasonConnectFailed = "ConnectFailed";
-inline constexpr const char* kReasonTransportFailed = "TransportFailed";
-inline constexpr const char* kReasonTimeout = "Timeout";
-inline constexpr const char* kReasonTLS = "TLSFailed";
 
 // A connection to the apiserver for a protocol libcurl does not speak
 // (WebSocket): TCP, proxy tunnel and TLS made exactly as for every request

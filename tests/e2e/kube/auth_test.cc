@@ -12,6 +12,7 @@
 
 #include "helpers.h"
 #include "kube/base64.h"
+#include "kube/curl_error.h"
 
 using nlohmann::json;
 namespace r = kube::resources;
