@@ -1,10 +1,12 @@
 #include "etcd/client.h"
 
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
 #include <climits>
 #include <condition_variable>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -286,10 +288,29 @@ struct Client::Impl {
   }
 };
 
+namespace {
+
+void drop_grpc_log(gpr_log_func_args* /*unused*/) {}
+
+// gRPC logs a refused handshake or a dropped connection on stderr itself,
+// and the same failure then comes back to us as the call's Status, which the
+// program renders once. Silenced unless the user asks gRPC for its logs.
+void quiet_grpc_logs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("GRPC_VERBOSITY") == nullptr && std::getenv("GRPC_TRACE") == nullptr) {
+      gpr_set_log_function(drop_grpc_log);
+    }
+  });
+}
+
+}  // namespace
+
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
 cli::Result<std::unique_ptr<Client>> Client::create(Config config) {
+  quiet_grpc_logs();
   auto impl = std::make_unique<Impl>();
   if (config.endpoints.empty()) {
     return cli::make_error(cli::ErrorKind::Usage, "no etcd endpoint given", {}, "give at least one client URL");
