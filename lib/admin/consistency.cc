@@ -5,6 +5,7 @@
 #include <set>
 
 #include "admin/target.h"
+#include "cli/rfc3339.h"
 #include "etcd/member_id.h"
 #include "operator/names.h"
 
@@ -25,20 +26,6 @@ bool flag(const json& o, const char* section, const char* key) {
 std::optional<long long> integer(const json& o, const json::json_pointer& p) {
   if (!o.contains(p) || !o.at(p).is_number_integer()) return std::nullopt;
   return o.at(p).get<long long>();
-}
-
-// Seconds since the epoch: a time_point in nanoseconds overflows after 2262.
-std::optional<time_t> rfc3339(const std::string& s) {
-  std::tm tm{};
-  int y, mo, d, h, mi, sec;
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6) return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  return timegm(&tm);
 }
 
 }  // namespace
@@ -177,9 +164,8 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   if (!deadline && in.cluster.contains("/status/progressDeadline"_json_pointer)) {
     const auto& v = in.cluster["status"]["progressDeadline"];
     if (v.is_string()) {
-      if (auto t = rfc3339(v.get<std::string>()); t && *t < std::chrono::system_clock::to_time_t(in.now)) {
-        deadline = true;
-      }
+      auto t = cli::parse_rfc3339_seconds(v.get<std::string>());
+      deadline = t && *t < std::chrono::system_clock::to_time_t(in.now);
     }
   }
   if (in.operator_state && !in.operator_state->active) {

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "cli/rfc3339.h"
 #include "kube/client.h"
 #include "operator/names.h"
 
@@ -12,18 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::optional<time_t> parse_time(const std::string& s) {
-  std::tm tm{};
-  int y, mo, d, h, mi, sec;
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6) return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  return timegm(&tm);
-}
 
 // The namespaces the operator watches; empty = all.
 std::vector<std::string> watched(const json& deployment) {
@@ -75,7 +64,7 @@ OperatorState judge_operator(const json& lease, const json& deployment, const st
   if (lease.is_object() && lease.contains("spec")) {
     const json spec = lease["spec"];
     const std::string holder = spec.value("holderIdentity", "");
-    auto renew = parse_time(spec.value("renewTime", ""));
+    auto renew = cli::parse_rfc3339_seconds(spec.value("renewTime", ""));
     long long duration = spec.contains("leaseDurationSeconds") && spec["leaseDurationSeconds"].is_number_integer()
                              ? spec["leaseDurationSeconds"].get<long long>()
                              : 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "cli/rfc3339.h"
 #include "cli/table.h"
 #include "cli/yaml_emit.h"
 
@@ -16,28 +17,6 @@ std::string printf_string(const char* fmt, double v) {
   return buf;
 }
 
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& s) {
-  std::tm tm{};
-  int y, mo, d, h, mi, sec;
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6) return std::nullopt;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  time_t t = timegm(&tm);
-  // Offsets other than Z: "+hh:mm" / "-hh:mm" after the seconds (and fraction).
-  auto pos = s.find_first_of("+-", 19);
-  if (pos != std::string::npos && pos + 5 < s.size() + 1) {
-    int oh = 0, om = 0;
-    if (std::sscanf(s.c_str() + pos + 1, "%d:%d", &oh, &om) == 2) {
-      long off = (oh * 3600L + om * 60L) * (s[pos] == '+' ? 1 : -1);
-      t -= off;
-    }
-  }
-  return std::chrono::system_clock::from_time_t(t);
-}
 
 std::string text_of(const nlohmann::ordered_json& v) {
   if (v.is_null()) return "-";

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/rfc3339.h"
 #include "kube/base64.h"
 
 extern char** environ;
@@ -36,38 +37,6 @@ std::string tail_line(const std::string& text) {
 
 }  // namespace
 
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view s) {
-  int Y, M, D, h, m, sec;
-  char rest[64] = {0};
-  std::string str(s.substr(0, 60));
-  if (std::sscanf(str.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%63s", &Y, &M, &D, &h, &m, &sec, rest) < 6) {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = Y - 1900;
-  tm.tm_mon = M - 1;
-  tm.tm_mday = D;
-  tm.tm_hour = h;
-  tm.tm_min = m;
-  tm.tm_sec = sec;
-  time_t t = timegm(&tm);
-  std::string_view r(rest);
-  if (!r.empty() && r.front() == '.') {  // fractions: ignored (seconds are enough for expiry)
-    size_t i = 1;
-    while (i < r.size() && r[i] >= '0' && r[i] <= '9') ++i;
-    r.remove_prefix(i);
-  }
-  if (r.empty() || r == "Z" || r == "z") {
-  } else if ((r.front() == '+' || r.front() == '-') && r.size() >= 6) {
-    int oh = 0, om = 0;
-    if (std::sscanf(std::string(r.substr(1)).c_str(), "%2d:%2d", &oh, &om) != 2) return std::nullopt;
-    int off = (oh * 60 + om) * 60;
-    t += r.front() == '+' ? -off : off;
-  } else {
-    return std::nullopt;
-  }
-  return std::chrono::system_clock::from_time_t(t);
-}
 
 cli::Result<ExecCredential> parse_exec_credential(std::string_view text, std::string_view api_version) {
   auto j = nlohmann::json::parse(text, nullptr, false);
@@ -91,7 +60,7 @@ cli::Result<ExecCredential> parse_exec_credential(std::string_view text, std::st
     return bad("the plugin's ExecCredential has only one of clientCertificateData and clientKeyData");
   }
   if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
-    auto t = parse_rfc3339(st["expirationTimestamp"].get<std::string>());
+    auto t = cli::parse_rfc3339(st["expirationTimestamp"].get<std::string>());
     if (!t) return bad("the plugin's expirationTimestamp is not an RFC 3339 time");
     c.expiration = t;
   }

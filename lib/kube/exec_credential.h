@@ -35,9 +35,6 @@ cli::Result<ExecCredential> parse_exec_credential(std::string_view json, std::st
 // The KUBERNETES_EXEC_INFO value given to the plugin.
 std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& cluster, bool interactive);
 
-// Parses an RFC 3339 time ("2024-05-01T10:00:00Z", fractions and offsets allowed).
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view s);
-
 // Runs the plugin once. `stdin_is_terminal` decides interactiveMode.
 cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const ExecClusterInfo& cluster,
                                             bool stdin_is_terminal);
