@@ -19,10 +19,8 @@ id=$$-$RANDOM
 ns=rbac-$id
 legacy_ns=rbac-legacy-$id
 tmp=$(mktemp -d)
-fails=0
-checks=0
-fail() { printf 'FAIL: %s\n' "$*"; fails=$((fails + 1)); }
-k() { "$TESTENV_KUBECTL" "$@"; }
+# shellcheck source=tests/docs/rbac_lib.sh
+. "$SOURCE_ROOT/tests/docs/rbac_lib.sh"
 cleanup() {
   "$testenv/native-fixture" down --dir "$tmp/native" >/dev/null 2>&1 || true
   "$testenv/legacy-fixture" down --dir "$tmp/legacy" >/dev/null 2>&1 || true
@@ -32,80 +30,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# user NAME: a kubeconfig for a client certificate CN=NAME signed by the env's CA.
-user() {
-  local name=$1
-  openssl req -newkey rsa:2048 -nodes -keyout "$tmp/$name.key" -out "$tmp/$name.csr" -subj "/CN=$name" 2>/dev/null
-  printf 'extendedKeyUsage=clientAuth\n' >"$tmp/$name.ext"
-  openssl x509 -req -in "$tmp/$name.csr" -CA "$TESTENV_DIR/pki/ca.crt" -CAkey "$TESTENV_DIR/pki/ca.key" \
-    -CAcreateserial -CAserial "$tmp/ca.srl" -days 1 -sha256 -extfile "$tmp/$name.ext" -out "$tmp/$name.crt" 2>/dev/null
-  local kc="$tmp/$name.kubeconfig"
-  k config view --raw --minify >"$kc"
-  KUBECONFIG="$kc" k config set-credentials "$name" --client-certificate "$tmp/$name.crt" \
-    --client-key "$tmp/$name.key" --embed-certs >/dev/null
-  KUBECONFIG="$kc" k config set-context --current --user "$name" >/dev/null
-  echo "$kc"
-}
-
-# role FILE KIND NAME NEWNAME [RESOURCE VERB]: applies the role NAME of FILE
-# under NEWNAME (labelled for clean-up), without VERB on RESOURCE if given.
-role() {
-  python3 - "$id" "$@" <<'PY' | k apply -f - >/dev/null
-import sys, yaml
-rid, path, kind, name, new = sys.argv[1:6]
-drop = sys.argv[6:8]
-for doc in yaml.safe_load_all(open(path)):
-    if not doc or doc["kind"] != kind or doc["metadata"]["name"] != name:
-        continue
-    doc["metadata"]["name"] = new
-    doc["metadata"].setdefault("labels", {})["rbac-test"] = rid
-    if drop:
-        res, verb = drop
-        rules = []
-        for r in doc["rules"]:
-            if res in r["resources"] and verb in r["verbs"]:
-                rest = [x for x in r["resources"] if x != res]
-                if rest:
-                    rules.append(dict(r, resources=rest))
-                verbs = [v for v in r["verbs"] if v != verb]
-                if verbs:
-                    rules.append(dict(r, resources=[res], verbs=verbs))
-            else:
-                rules.append(r)
-        doc["rules"] = rules
-    print("---\n" + yaml.safe_dump(doc))
-PY
-}
-# bind KIND ROLE USER [NS]: a (Cluster)RoleBinding of ROLE to USER.
-bind() {
-  local what=clusterrolebinding flag=--clusterrole nsargs=()
-  if [ "$1" = Role ]; then what=rolebinding; flag=--role; nsargs=(-n "$4"); fi
-  k create "$what" "b-$3" "${nsargs[@]}" "$flag" "$2" --user "$3" --dry-run=client -o json |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); d["metadata"]["labels"]={"rbac-test": sys.argv[1]}; print(json.dumps(d))' "$id" |
-    k apply -f - >/dev/null
-}
-
-# check LABEL RC_WANTED COMMAND...: runs, compares the exit code.
-check() {
-  local label=$1 want=$2; shift 2
-  checks=$((checks + 1))
-  set +e
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  set -e
-  [ "$rc" = "$want" ] || fail "$label: exit $rc, want $want: $(grep -v "^note:" "$tmp/err" | head -c 1500) $(head -c 1500 "$tmp/out")"
-}
-# denied LABEL VERB RESOURCE COMMAND...: exit 7 and one error line naming both.
-denied() {
-  local label=$1 verb=$2 res=$3; shift 3
-  check "$label" 7 "$@"
-  local errors
-  errors=$(grep -c '^error:' "$tmp/err" || true)
-  [ "$errors" = 1 ] || fail "$label: $errors error lines, want 1: $(cat "$tmp/err")"
-  grep '^error:' "$tmp/err" | grep -q -- "$verb" || fail "$label: the error does not name the verb $verb: $(cat "$tmp/err")"
-  grep '^error:' "$tmp/err" | grep -q -- "$res" || fail "$label: the error does not name $res: $(cat "$tmp/err")"
-}
 
 # The clusters, in parallel with the users and roles.
 "$testenv/native-fixture" up --name etcd --namespace "$ns" --members 1 --tls --auth --dir "$tmp/native" \
@@ -133,14 +57,7 @@ bind ClusterRole "plan-minus-$id" "plan-minus-$id"
 bind ClusterRole "apply-$id" "apply-$id"
 # The operator-state Role lives in the operator's namespace (shared: never deleted).
 k create namespace etcd-operator-system --dry-run=client -o yaml | k apply -f - >/dev/null
-python3 - "$rbac/kubectl-etcd-view.yaml" "op-state-$id" "$id" <<'PY' | k apply -f - >/dev/null
-import sys, yaml
-for doc in yaml.safe_load_all(open(sys.argv[1])):
-    if doc and doc["kind"] == "Role":
-        doc["metadata"]["name"] = sys.argv[2]
-        doc["metadata"]["labels"] = {"rbac-test": sys.argv[3]}
-        print("---\n" + yaml.safe_dump(doc))
-PY
+role "$rbac/kubectl-etcd-view.yaml" Role "$R:kubectl-etcd-operator-state" "op-state-$id"
 bind Role "op-state-$id" "view-$id" etcd-operator-system
 
 wait "$native_pid" || { cat "$tmp/native.log"; exit 1; }
