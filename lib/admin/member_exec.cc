@@ -601,13 +601,29 @@ class Runner {
                 });
   }
 
+  // Back: the new Pod's etcd answers Status as the same member. It is dialled
+  // with a client of its own: the session's knows the members' old Pod IPs
+  // (and the DNS names verified there) only.
   cli::Result<Outcome> rejoin() {
-    return poll("waiting for " + plan_.member + " to rejoin", [&]() -> cli::Result<std::optional<Outcome>> {
-      auto st = read_state(env_);
-      if (!st) return std::move(st).error();
-      for (const auto& e : st->etcd.members) {
-        if (e.name == plan_.member && st->healthy.count(e.id)) {
-          return std::optional<Outcome>(Outcome{"done", "member " + hex(e.id) + " answers"});
+    return poll("waiting for " + plan_.member + " to answer again", [&]() -> cli::Result<std::optional<Outcome>> {
+      auto cl = cluster();
+      if (!cl) return std::move(cl).error();
+      kube::ListOptions lo;
+      lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
+      auto ms = kube_.list_all(op::resources::etcdmembers, ns_, lo);
+      if (!ms) return std::move(ms).error();
+      auto pods = kube_.list_all(kube::resources::pods, ns_, lo);
+      if (!pods) return std::move(pods).error();
+      for (const auto& t : member_targets(*cl, (*ms)["items"], (*pods)["items"])) {
+        if (t.name != plan_.member || t.endpoint.empty()) continue;
+        etcd::Config cfg = env_.session->target.config;
+        cfg.endpoints = {t.endpoint};
+        if (cfg.tls.server_name.empty() && !t.server_name.empty()) cfg.tls.server_names[t.endpoint] = t.server_name;
+        auto c = etcd::Client::create(cfg);
+        if (!c) return std::move(c).error();
+        auto st = (*c)->status(t.endpoint);
+        if (st && st->header.member_id == plan_.id) {
+          return std::optional<Outcome>(Outcome{"done", "member " + hex(plan_.id) + " answers"});
         }
       }
       return std::optional<Outcome>();

@@ -806,7 +806,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
                                              op::member_pvc(p.member)
                                        : "no Pod " + p.member + " now: the operator creates it");
   step(p, "wait-pod", "wait until the new Pod " + p.member + " is Ready");
-  step(p, "rejoin", "wait until etcd lists " + p.member + " by name and it answers Status");
+  step(p, "rejoin", "wait until " + p.member + " answers Status again as the same member");
 }
 
 }  // namespace
