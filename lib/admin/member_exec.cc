@@ -34,6 +34,7 @@ std::pair<std::string, std::string> split_coords(const std::string& coords) {
   return {c.substr(0, slash), c.substr(slash + 1)};
 }
 
+// The Ready condition of a Pod or a Node.
 bool pod_ready(const json& pod) {
   if (!pod.contains("/status/conditions"_json_pointer)) return false;
   for (const auto& c : pod["status"]["conditions"]) {
@@ -127,6 +128,10 @@ class Runner {
     if (s == "release") return release();
     if (s == "count") return count();
     if (s == "wait-new") return wait_new();
+    if (s == "force-delete-pod") return force_delete_pod();
+    if (s == "delete-pod") return delete_pod();
+    if (s == "wait-pod") return wait_pod();
+    if (s == "rejoin") return rejoin();
     return cli::make_error(cli::ErrorKind::Failed, "unknown step " + s);
   }
 
@@ -189,15 +194,13 @@ class Runner {
       add_members_ = l->members;
       return Outcome{"skipped", "already registered as " + hex(e->id)};
     }
-    // etcd's strict reconfig check refuses a change until every member has
-    // been connected for a few seconds (right after another change): wait.
     cli::Result<etcd::MemberAddResult> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
-    auto waited = poll("etcd refuses membership changes until its members are connected a while",
-                       [&]() -> cli::Result<std::optional<Outcome>> {
-                         r = env_.session->etcd->member_add({url}, true);
-                         if (!r && r.error().reason == etcd::reason::kUnhealthyCluster) return std::optional<Outcome>();
-                         return std::optional<Outcome>(Outcome{});
-                       });
+    auto waited = retry_while_unhealthy(
+        [&] {
+          r = env_.session->etcd->member_add({url}, true);
+          return !r && r.error().reason == etcd::reason::kUnhealthyCluster;
+        },
+        o_.timeout, o_.progress);
     if (!waited) return std::move(waited).error();
     if (!r) {
       if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
@@ -504,12 +507,12 @@ class Runner {
     const auto* e = find(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
     cli::Result<std::vector<etcd::Member>> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
-    auto waited = poll("etcd refuses membership changes until its members are connected a while",
-                       [&]() -> cli::Result<std::optional<Outcome>> {
-                         r = env_.session->etcd->member_remove(id);
-                         if (!r && r.error().reason == etcd::reason::kUnhealthyCluster) return std::optional<Outcome>();
-                         return std::optional<Outcome>(Outcome{});
-                       });
+    auto waited = retry_while_unhealthy(
+        [&] {
+          r = env_.session->etcd->member_remove(id);
+          return !r && r.error().reason == etcd::reason::kUnhealthyCluster;
+        },
+        o_.timeout, o_.progress);
     if (!waited) return std::move(waited).error();
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
@@ -541,6 +544,90 @@ class Runner {
                          guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
     if (!r && !not_found(r.error())) return std::move(r).error();
     return Outcome{"done", "finalizer removed"};
+  }
+
+  // admin.md 4.4 step 6. Only after etcd stopped listing the member (with the
+  // operator active its finalizer does the removal): a Pod force-deleted
+  // before that could leave a voter whose process nobody owns.
+  cli::Result<Outcome> force_delete_pod() {
+    auto pod = get_opt(kube::resources::pods, plan_.member);
+    if (!pod) return std::move(pod).error();
+    if (pod->is_null()) return Outcome{"skipped", "Pod gone"};
+    auto gone = poll("waiting until etcd no longer lists " + plan_.member, [&]() -> cli::Result<std::optional<Outcome>> {
+      auto l = members_now();
+      if (!l) return std::move(l).error();
+      if (find(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) return std::optional<Outcome>();
+      return std::optional<Outcome>(Outcome{});
+    });
+    if (!gone) return std::move(gone).error();
+    const std::string node = str(*pod, "/spec/nodeName"_json_pointer);
+    if (!node.empty()) {
+      auto n = kube_.get(kube::resources::nodes, "", node);
+      if (!n && !not_found(n.error())) return std::move(n).error();
+      if (n && pod_ready(*n)) return Outcome{"skipped", "Node " + node + " is Ready: its kubelet finishes the deletion"};
+    }
+    kube::DeleteOptions d;
+    d.precondition_uid = str(*pod, "/metadata/uid"_json_pointer);
+    d.grace_period_seconds = 0;
+    auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
+    if (!r && !not_found(r.error())) return std::move(r).error();
+    return Outcome{"done", node.empty() ? "Pod deleted" : "Pod deleted (Node " + node + " NotReady or gone)"};
+  }
+
+  // --- roll (admin.md 4.7) ------------------------------------------------------
+  cli::Result<Outcome> delete_pod() {
+    auto pod = get_opt(kube::resources::pods, plan_.member);
+    if (!pod) return std::move(pod).error();
+    if (pod->is_null()) return Outcome{"skipped", "no Pod"};
+    if (str(*pod, "/metadata/uid"_json_pointer) != plan_.pod_uid) return Outcome{"skipped", "already a new Pod"};
+    if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
+    kube::DeleteOptions d;
+    d.precondition_uid = plan_.pod_uid;
+    auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
+    if (!r && !not_found(r.error())) return std::move(r).error();
+    return Outcome{"done", "Pod " + plan_.pod_uid + " deleted"};
+  }
+
+  cli::Result<Outcome> wait_pod() {
+    return poll("waiting for the operator to recreate pod " + plan_.member + " and for it to be Ready",
+                [&]() -> cli::Result<std::optional<Outcome>> {
+                  auto pod = get_opt(kube::resources::pods, plan_.member);
+                  if (!pod) return std::move(pod).error();
+                  if (pod->is_null() || str(*pod, "/metadata/uid"_json_pointer) == plan_.pod_uid ||
+                      pod->contains("/metadata/deletionTimestamp"_json_pointer) || !pod_ready(*pod)) {
+                    return std::optional<Outcome>();
+                  }
+                  return std::optional<Outcome>(Outcome{"done", "Pod " + str(*pod, "/metadata/uid"_json_pointer)});
+                });
+  }
+
+  // Back: the new Pod's etcd answers Status as the same member. It is dialled
+  // with a client of its own: the session's knows the members' old Pod IPs
+  // (and the DNS names verified there) only.
+  cli::Result<Outcome> rejoin() {
+    return poll("waiting for " + plan_.member + " to answer again", [&]() -> cli::Result<std::optional<Outcome>> {
+      auto cl = cluster();
+      if (!cl) return std::move(cl).error();
+      kube::ListOptions lo;
+      lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
+      auto ms = kube_.list_all(op::resources::etcdmembers, ns_, lo);
+      if (!ms) return std::move(ms).error();
+      auto pods = kube_.list_all(kube::resources::pods, ns_, lo);
+      if (!pods) return std::move(pods).error();
+      for (const auto& t : member_targets(*cl, (*ms)["items"], (*pods)["items"])) {
+        if (t.name != plan_.member || t.endpoint.empty()) continue;
+        etcd::Config cfg = env_.session->target.config;
+        cfg.endpoints = {t.endpoint};
+        if (cfg.tls.server_name.empty() && !t.server_name.empty()) cfg.tls.server_names[t.endpoint] = t.server_name;
+        auto c = etcd::Client::create(cfg);
+        if (!c) return std::move(c).error();
+        auto st = (*c)->status(t.endpoint);
+        if (st && st->header.member_id == plan_.id) {
+          return std::optional<Outcome>(Outcome{"done", "member " + hex(plan_.id) + " answers"});
+        }
+      }
+      return std::optional<Outcome>();
+    });
   }
 
   cli::Result<Outcome> count() {
@@ -620,7 +707,25 @@ class Runner {
 
 }  // namespace
 
-cli::Result<LiveState> read_state(MemberEnv& env) {
+cli::Status retry_while_unhealthy(const std::function<bool()>& attempt, std::chrono::milliseconds timeout,
+                                  const std::function<void(const std::string&)>& progress) {
+  const auto end = Clock::now() + timeout;
+  auto delay = std::chrono::milliseconds(500);
+  while (attempt()) {
+    if (Clock::now() + delay > end) {
+      return cli::make_error(cli::ErrorKind::Timeout,
+                             "timed out after " + std::to_string(timeout.count() / 1000) +
+                                 "s waiting: etcd refuses membership changes until its members are connected a while",
+                             {}, "re-run the same command to resume");
+    }
+    if (progress) progress("etcd refuses membership changes until its members are connected a while");
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(5000));
+  }
+  return {};
+}
+
+cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   Session& s = *env.session;
   kube::Client& kube = *env.kube;
   const std::string& ns = s.target.ns;
@@ -664,6 +769,15 @@ cli::Result<LiveState> read_state(MemberEnv& env) {
     if (!r.result) continue;
     st.healthy.insert(r.result->header.member_id);
     if (r.result->leader != 0) st.leader = r.result->leader;
+  }
+  if (nodes) {
+    for (const auto& p : st.pods) {
+      const std::string node = str(p, "/spec/nodeName"_json_pointer);
+      if (node.empty() || st.node_ready.count(node)) continue;
+      auto n = kube.get(kube::resources::nodes, "", node);
+      if (!n && !not_found(n.error())) return std::move(n).error();
+      st.node_ready[node] = n && pod_ready(*n);
+    }
   }
   st.operator_state = operator_state(kube, env.operator_deployment.empty() ? std::string(op::kDefaultNewController)
                                                                            : env.operator_deployment,

@@ -29,8 +29,9 @@ struct MemberEnv {
 };
 
 // The live state of the session's cluster: objects, a linearizable
-// MemberList, which members answer Status, the leader, the operator.
-cli::Result<LiveState> read_state(MemberEnv& env);
+// MemberList, which members answer Status, the leader, the operator; with
+// `nodes`, also whether the Nodes of its Pods are Ready.
+cli::Result<LiveState> read_state(MemberEnv& env, bool nodes = false);
 
 struct ExecOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // waits (Ready, promotion)
@@ -50,6 +51,14 @@ struct ExecReport {
   std::uint64_t id = 0;
   std::vector<StepResult> steps;
 };
+
+// Calls `attempt` again, with backoff (500 ms doubling to 5 s) up to
+// `timeout`, while it returns true: etcd answered "unhealthy cluster", its
+// strict reconfiguration check refusing membership changes until every
+// member has been connected a while (right after another change). The
+// caller keeps the call's own result.
+cli::Status retry_while_unhealthy(const std::function<bool()>& attempt, std::chrono::milliseconds timeout,
+                                  const std::function<void(const std::string&)>& progress);
 
 cli::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options);

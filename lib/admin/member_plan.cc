@@ -64,6 +64,7 @@ const char* op_name(MemberOp op) {
     case MemberOp::Promote: return "promote";
     case MemberOp::Remove: return "remove";
     case MemberOp::Replace: return "replace";
+    case MemberOp::Roll: return "roll";
   }
   return "?";
 }
@@ -613,6 +614,20 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   }
 }
 
+// --force-delete-pod (admin.md 4.4 step 6): only a Pod whose Node is NotReady
+// or gone; on a Ready Node the kubelet finishes the deletion itself.
+void force_delete_step(const LiveState& s, MemberPlan& p) {
+  const json* pod = pod_of(s, p.member);
+  const std::string node = pod != nullptr ? str(*pod, "/spec/nodeName"_json_pointer) : std::string();
+  auto it = s.node_ready.find(node);
+  if (!node.empty() && it != s.node_ready.end() && it->second) {
+    p.refusals.push_back("Pod " + p.member + " is on Node " + node +
+                         ", which is Ready: its kubelet finishes the deletion; drop --force-delete-pod");
+  }
+  step(p, "force-delete-pod", "once etcd no longer lists the member, delete Pod " + p.member +
+                                  " with grace 0 (uid precondition) if its Node is NotReady or gone");
+}
+
 void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p, bool replace) {
   const json* m = nullptr;
   for (const auto& x : s.members) {
@@ -656,6 +671,15 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
       }
       return;
     }
+    const json* pod = pod_of(s, r.target);
+    if (r.force_delete_pod && pod != nullptr && !replace) {
+      // The EtcdMember was released but its Pod is stuck Terminating.
+      p.kind = TargetKind::Gone;
+      p.resume = true;
+      p.member = r.target;
+      force_delete_step(s, p);
+      return;
+    }
     p.not_found = "no EtcdMember or etcd member " + r.target;
     return;
   }
@@ -685,6 +709,10 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   }
   if (r.scale_down && f.observed <= 1) p.refusals.push_back("scaling to 0 by removal: pausing is spec.replicas 0");
   const std::string target = p.member.empty() ? "etcd member " + hex(p.id) : "EtcdMember " + p.member;
+  if (r.force_delete_pod && (p.kind == TargetKind::Orphan || replace)) {
+    p.refusals.push_back(replace ? "--force-delete-pod goes with `member remove`"
+                                 : "--force-delete-pod: etcd member " + hex(p.id) + " has no EtcdMember and no Pod");
+  }
   if (p.kind == TargetKind::Orphan) {
     step(p, "remove-etcd", "MemberRemove " + hex(p.id) + " (" + (p.voter ? "stray voter" : "orphan learner") + ")");
     return;
@@ -694,6 +722,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
     if (m != nullptr && !deleting(*m)) {
       step(p, "delete-member", "delete " + target + " (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
     }
+    if (r.force_delete_pod) force_delete_step(s, p);
     if (replace) step(p, "wait-new", "wait until a new member is Ready");
     return;
   }
@@ -709,6 +738,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   step(p, "delete-member", "delete " + target + " (uid precondition; the finalizer keeps it)");
   if (finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + hex(p.id));
   step(p, "release", "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
+  if (r.force_delete_pod) force_delete_step(s, p);
   if (r.scale_down) {
     step(p, "count", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
                          std::to_string(f.observed - 1) + ", the PDB");
@@ -721,12 +751,76 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   }
 }
 
+// admin.md 4.7: the operator recreates the Pod from its own template; only a
+// PVC brings the data and the member ID back.
+void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p) {
+  p.mode = Mode::Operator;
+  const json* m = nullptr;
+  for (const auto& x : s.members) {
+    if (name_of(x) == r.target) m = &x;
+  }
+  if (m == nullptr) {
+    if (auto id = parse_member_id(r.target)) {
+      if (const auto* e = find_etcd(s, *id, {}, {})) m = member_for(s, *e);
+    }
+  }
+  if (m == nullptr) {
+    p.not_found = "no EtcdMember " + r.target;
+    return;
+  }
+  p.member = name_of(*m);
+  p.kind = TargetKind::Member;
+  p.peer_url = peer_url(s.cluster, *m);
+  p.replicas = f.observed;
+  if (memory(*m)) {
+    p.refusals.push_back("EtcdMember " + p.member +
+                         " keeps its data in memory (storage.medium Memory): a new Pod starts empty and the member "
+                         "is lost; such members are never rolled");
+  }
+  if (!(s.operator_state && s.operator_state->active)) {
+    p.refusals.push_back("the operator is not active" +
+                         (s.operator_state ? " (" + s.operator_state->reason + ")" : std::string()) +
+                         ": nothing would recreate the Pod of " + p.member);
+  }
+  if (deleting(*m) || dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is deleting or dormant");
+  if (pending(*m)) p.refusals.push_back("EtcdMember " + p.member + " is pending: an add is in flight");
+  const etcd::Member* e = find_etcd(s, stored_id(*m), p.member, p.peer_url);
+  if (e == nullptr) {
+    p.refusals.push_back("etcd does not list " + p.member + ": see `kubectl etcd member unwedge`");
+  } else {
+    p.id = e->id;
+    p.voter = !e->is_learner;
+    in_flight_checks(s, f, p, p.member);
+    if (p.voter) {
+      // While its Pod restarts the member is down: the rest must keep quorum.
+      std::size_t left = f.healthy_voters - (s.healthy.count(e->id) ? 1 : 0);
+      if (left < quorum(f.voters)) {
+        p.refusals.push_back("while " + p.member + " restarts " + std::to_string(left) +
+                             " healthy voter(s) are left, fewer than the quorum " + std::to_string(quorum(f.voters)));
+      }
+    }
+  }
+  const json* pod = pod_of(s, p.member);
+  if (pod != nullptr) p.pod_uid = str(*pod, "/metadata/uid"_json_pointer);
+  step(p, "delete-pod", pod != nullptr ? "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " +
+                                             op::member_pvc(p.member)
+                                       : "no Pod " + p.member + " now: the operator creates it");
+  step(p, "wait-pod", "wait until the new Pod " + p.member + " is Ready");
+  step(p, "rejoin", "wait until " + p.member + " answers Status again as the same member");
+}
+
 }  // namespace
 
 MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
   MemberPlan p;
   p.op = r.op;
   Facts f = facts_of(s);
+  if (r.op == MemberOp::Roll) {
+    common_checks(s, f, p);
+    roll_steps(s, f, r, p);
+    if (!p.not_found.empty()) p.steps.clear();
+    return p;
+  }
   mode_checks(s, r, p);
   common_checks(s, f, p);
   switch (r.op) {
@@ -737,6 +831,8 @@ MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
       break;
     case MemberOp::Promote:
       promote_steps(s, f, r, p);
+      break;
+    case MemberOp::Roll:
       break;
     case MemberOp::Remove:
     case MemberOp::Replace: {

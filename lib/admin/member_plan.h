@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,9 +31,12 @@ struct LiveState {
   std::set<std::uint64_t> healthy;                   // members that answered Status
   std::uint64_t leader = 0;
   std::optional<OperatorState> operator_state;       // unset: not judged
+  // Ready condition of the Nodes the Pods are bound to (false: NotReady or
+  // the Node is gone); read only for --force-delete-pod.
+  std::map<std::string, bool> node_ready;
 };
 
-enum class MemberOp { Add, Promote, Remove, Replace };
+enum class MemberOp { Add, Promote, Remove, Replace, Roll };
 const char* op_name(MemberOp op);
 
 struct MemberRequest {
@@ -45,6 +49,7 @@ struct MemberRequest {
   bool scale_down = false;  // remove: a targeted shrink (break-glass only)
   bool no_promote = false;  // add: leave the learner for the operator
   bool move_leader = true;  // remove: hand leadership away from the target first
+  bool force_delete_pod = false;  // remove: delete its Pod with grace 0 when its Node is NotReady or gone
 };
 
 enum class Mode { Operator, BreakGlass };
@@ -66,6 +71,7 @@ struct MemberPlan {
   std::string added;        // add part: the EtcdMember being added (empty: created by the plan)
   std::uint64_t id = 0;     // etcd member ID when known
   std::string peer_url;     // of the target, when known
+  std::string pod_uid;      // roll: the Pod to replace (a re-run finds a newer one)
   bool voter = false;
   bool resume = false;      // an earlier run stopped mid-way; this one finishes it
   bool was_ready = false;   // remove: the EtcdMember had Ready=True

@@ -41,6 +41,7 @@ bool operator==(const Resource& a, const Resource& b) {
 
 namespace resources {
 const Resource namespaces{"", "v1", "namespaces", "Namespace", false};
+const Resource nodes{"", "v1", "nodes", "Node", false};
 const Resource pods{"", "v1", "pods", "Pod", true};
 const Resource services{"", "v1", "services", "Service", true};
 const Resource configmaps{"", "v1", "configmaps", "ConfigMap", true};

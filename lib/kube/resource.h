@@ -33,6 +33,7 @@ bool operator==(const Resource& a, const Resource& b);
 
 namespace resources {
 extern const Resource namespaces;
+extern const Resource nodes;
 extern const Resource pods;
 extern const Resource services;
 extern const Resource configmaps;

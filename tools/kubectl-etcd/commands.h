@@ -23,6 +23,10 @@ void setup_member_add(CLI::App& sub, cli::Action& action, cli::Program& program)
 void setup_member_promote(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_member_remove(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_member_replace(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_member_roll(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_member_unwedge(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_remove_member(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_leave(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program);
 
 }  // namespace kubectl_etcd

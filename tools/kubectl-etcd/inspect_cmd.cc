@@ -94,6 +94,10 @@ void setup_member(CLI::App& sub, cli::Action& action, cli::Program& program) {
                       action, program);
   setup_member_replace(*sub.add_subcommand("replace", "Replace a member: remove it, then add a new one in its place"),
                        action, program);
+  setup_member_roll(*sub.add_subcommand("roll", "Restart a PVC member's Pod through the operator (same data and ID)"),
+                    action, program);
+  setup_member_unwedge(*sub.add_subcommand("unwedge", "Find and fix what keeps the operator stuck (admin.md 4.6)"),
+                       action, program);
 }
 
 void setup_members(CLI::App& sub, cli::Action& action, cli::Program& program) {

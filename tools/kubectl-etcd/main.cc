@@ -17,7 +17,7 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"health", "Check each member: reachable, reads, leader, alarms; plus `check`", setup_health},
     cli::CommandSpec{"check", "Consistency findings between etcd and the operator's objects", setup_check},
     cli::CommandSpec{"status", "Cluster summary and each member's Status", setup_status},
-    cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace", setup_member},
+    cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace, roll, unwedge", setup_member},
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
     cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
     cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},
@@ -26,6 +26,8 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"move-leader", "Hand leadership to another voter", setup_move_leader},
     cli::CommandSpec{"forfeit-leadership", "Alias (Go plugin): move-leader away from -p if it leads",
                      setup_forfeit_leadership},
+    cli::CommandSpec{"remove-member", "Alias (Go plugin): `member remove` of a hex member ID", setup_remove_member},
+    cli::CommandSpec{"leave", "Alias (Go plugin): `member remove` of the member of -p", setup_leave},
     cli::CommandSpec{"add-member", "Refused (Go plugin): use `member add`", setup_add_member},
     cli::CommandSpec{"version", "Print the version of kubectl-etcd", cli::setup_version_command},
 };

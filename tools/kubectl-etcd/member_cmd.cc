@@ -1,6 +1,4 @@
 // member add | promote | remove | replace (admin.md 4): plan, confirm, run.
-#include <unistd.h>
-
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -10,6 +8,8 @@
 #include "cli/progress.h"
 #include "cli/version.h"
 #include "commands.h"
+#include "confirm.h"
+#include "etcd/member_id.h"
 #include "flags.h"
 
 namespace kubectl_etcd {
@@ -34,14 +34,6 @@ void add_mutation_flags(CLI::App& sub, MemberOpts& o) {
   sub.add_flag("-y,--yes", o.yes, "Do not ask for confirmation (required without a terminal)");
   sub.add_flag("--dry-run", o.dry_run, "Print the plan and change nothing (exit 3 when it is refused)");
   sub.add_option("--timeout", o.timeout, "Budget of the waits (Ready, promotion, operator stop)")->default_str("5m");
-}
-
-bool confirm(cli::Program& program) {
-  std::cerr << "Proceed? [y/N] " << std::flush;
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  (void)program;
-  return answer == "y" || answer == "Y" || answer == "yes";
 }
 
 int run_member(cli::Program& program, MemberOpts& o) {
@@ -72,7 +64,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     if (auto st = admin::restore_operator(env); !st) diag.warning("restoring the operator: " + st.error().one_line());
   }
 
-  auto state = admin::read_state(env);
+  auto state = admin::read_state(env, o.request.force_delete_pod);
   if (!state) return fail(program, state.error());
   auto plan = admin::plan_member(*state, o.request);
   if (!plan.not_found.empty()) {
@@ -91,17 +83,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
                                                                       " refused: " + plan.refusals.front()));
   }
   for (const auto& w : plan.warnings) diag.warning(w);
-  if (!o.yes) {
-    if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
-      std::cerr << admin::plan_text(plan);
-      return fail(program, cli::make_error(cli::ErrorKind::Refused, "no terminal to confirm the plan on", {},
-                                           "review it with --dry-run, then pass --yes"));
-    }
-    std::cerr << admin::plan_text(plan);
-    if (!confirm(program)) return fail(program, cli::make_error(cli::ErrorKind::Refused, "not confirmed"));
-  } else {
-    diag.note(admin::plan_text(plan).substr(0, admin::plan_text(plan).find('\n')));
-  }
+  if (auto rc = confirm_plan(program, o.yes, admin::plan_text(plan))) return *rc;
 
   bool stopped = false;
   if (plan.stop_operator) {
@@ -112,7 +94,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     stopped = true;
     progress.line("operator stopped");
     // The plan was made with the operator running; make it again.
-    state = admin::read_state(env);
+    state = admin::read_state(env, o.request.force_delete_pod);
     if (!state) {
       (void)admin::restore_operator(env);
       return fail(program, state.error());
@@ -186,17 +168,81 @@ void setup_member_promote(CLI::App& sub, cli::Action& action, cli::Program& prog
   sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
 }
 
+// The flags of `member remove` and of its Go aliases.
+void add_remove_flags(CLI::App& sub, MemberOpts& o) {
+  add_mutation_flags(sub, o);
+  sub.add_flag("--scale-down", o.request.scale_down, "Break-glass: also lower spec.replicas (a targeted shrink)");
+  sub.add_flag("--no-move-leader", o.no_move_leader, "Refuse instead of moving leadership away from the target");
+  sub.add_flag("--force-delete-pod", o.request.force_delete_pod,
+               "Once etcd no longer lists the member, delete its Pod with grace 0 if its Node is NotReady or gone");
+}
+
+const char* const kRemoveFooter =
+    "Targets: a member with an EtcdMember, an etcd member without one (stray voter, orphan learner),\n"
+    "an EtcdMember etcd does not know (ghost). Refused when the voters left would lose quorum, for\n"
+    "the last member, and while another change is in flight. A re-run finishes a stopped removal;\n"
+    "with --force-delete-pod also one whose Pod is stuck Terminating on a lost Node.";
+
 void setup_member_remove(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto o = options<MemberOpts>();
   o->request.op = admin::MemberOp::Remove;
-  add_mutation_flags(sub, *o);
+  add_remove_flags(sub, *o);
   sub.add_option("member", o->request.target, "EtcdMember name, etcd member name or member ID")->required();
-  sub.add_flag("--scale-down", o->request.scale_down, "Break-glass: also lower spec.replicas (a targeted shrink)");
-  sub.add_flag("--no-move-leader", o->no_move_leader, "Refuse instead of moving leadership away from the target");
-  sub.footer("Targets: a member with an EtcdMember, an etcd member without one (stray voter, orphan learner),\n"
-             "an EtcdMember etcd does not know (ghost). Refused when the voters left would lose quorum, for\n"
-             "the last member, and while another change is in flight. A re-run finishes a stopped removal.");
+  sub.footer(kRemoveFooter);
   sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
+}
+
+void setup_member_roll(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Roll;
+  add_common_flags(sub, o->common);
+  sub.add_flag("-y,--yes", o->yes, "Do not ask for confirmation (required without a terminal)");
+  sub.add_flag("--dry-run", o->dry_run, "Print the plan and change nothing (exit 3 when it is refused)");
+  sub.add_option("--timeout", o->timeout, "Budget of the waits (the new Pod Ready, the member answering)")
+      ->default_str("5m");
+  sub.add_option("member", o->request.target, "EtcdMember name or member ID")->required();
+  sub.footer("Deletes the member's Pod; the operator recreates it from its own template with the same PVC, so\n"
+             "the data and the member ID come back. Waits until the new Pod is Ready and the member answers.\n"
+             "For Pods `check` reports as HAND_RENDERED_POD, and for restarts such as a CA rotation.\n"
+             "Refused (exit 3) for Memory members (a new Pod starts empty), when the operator is not active,\n"
+             "and when the voters left during the restart would lose quorum. Exit 4: timed out waiting.");
+  sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
+}
+
+void setup_remove_member(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Remove;
+  add_remove_flags(sub, *o);
+  auto id = std::make_shared<std::string>();
+  sub.add_option("id", *id, "Member ID in hex, as the Go plugin read it")->required();
+  sub.footer(std::string("Go plugin alias of `member remove <id>`: the argument is always a hex member ID.\n") +
+             kRemoveFooter);
+  sub.callback([&action, &program, o, id] {
+    action = [&program, o, id] {
+      auto parsed = etcd::parse_hex_member_id(*id);
+      if (!parsed) return fail(program, parsed.error());
+      o->request.target = etcd::format_member_id(*parsed);
+      return run_member(program, *o);
+    };
+  });
+}
+
+void setup_leave(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  auto o = options<MemberOpts>();
+  o->request.op = admin::MemberOp::Remove;
+  add_remove_flags(sub, *o);
+  sub.footer(std::string("Go plugin alias of `member remove <pod>` for the member of -p. Exit 6 when that pod is\n"
+                         "not a member of the cluster.\n") +
+             kRemoveFooter);
+  sub.callback([&action, &program, o] {
+    action = [&program, o] {
+      if (o->common.pod.empty()) {
+        return fail(program, cli::make_error(cli::ErrorKind::Usage, "you must specify the pod name (-p)"));
+      }
+      o->request.target = o->common.pod;
+      return run_member(program, *o);
+    };
+  });
 }
 
 void setup_member_replace(CLI::App& sub, cli::Action& action, cli::Program& program) {

@@ -185,6 +185,60 @@ TEST_CASE("remove of an orphan learner and of a ghost") {
   CHECK(ids(ghost) == std::vector<std::string>{"clear-id", "delete-member", "release", "count"});
 }
 
+TEST_CASE("remove --force-delete-pod: only a Pod whose Node is NotReady or gone") {
+  auto s = converged();
+  s.pods[2]["spec"]["nodeName"] = "n3";
+  s.node_ready["n3"] = false;
+  auto r = req(admin::MemberOp::Remove, "c-ccccc");
+  r.force_delete_pod = true;
+  auto p = admin::plan_member(s, r);
+  CHECK_FALSE(p.refused());
+  CHECK(ids(p) == std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "force-delete-pod",
+                                           "count"});
+  s.node_ready["n3"] = true;
+  CHECK(refused_with(admin::plan_member(s, r), "which is Ready"));
+  // A re-run once the EtcdMember is gone: only the stuck Pod is left.
+  auto gone = converged();
+  gone.members.erase(2);
+  gone.etcd.members.pop_back();
+  gone.pods[2]["spec"]["nodeName"] = "n3";
+  gone.pods[2]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  auto g = admin::plan_member(gone, r);
+  CHECK(g.not_found.empty());
+  CHECK(g.kind == admin::TargetKind::Gone);
+  CHECK(ids(g) == std::vector<std::string>{"force-delete-pod"});
+  // Without the flag that target does not exist.
+  CHECK_FALSE(admin::plan_member(gone, req(admin::MemberOp::Remove, "c-ccccc")).not_found.empty());
+  // An etcd member without EtcdMember has no Pod to delete.
+  auto o = converged();
+  o.etcd.members.push_back(etcd_member(9, "", true));
+  o.etcd.members.back().peer_urls = {"https://orphan.c.ns.svc:2380"};
+  auto orphan = req(admin::MemberOp::Remove, "9");
+  orphan.force_delete_pod = true;
+  CHECK(refused_with(admin::plan_member(o, orphan), "no EtcdMember and no Pod"));
+}
+
+TEST_CASE("roll: a PVC member through the active operator; Memory members and an inactive operator refused") {
+  auto s = converged(true);
+  s.pods[1]["metadata"]["uid"] = "pod-uid-b";
+  auto p = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
+  CHECK_FALSE(p.refused());
+  CHECK(ids(p) == std::vector<std::string>{"delete-pod", "wait-pod", "rejoin"});
+  CHECK(p.pod_uid == "pod-uid-b");
+  CHECK(p.id == 2);
+  CHECK(admin::plan_member(s, req(admin::MemberOp::Roll, "0000000000000002", false)).member == "c-bbbbb");
+  auto mem = s;
+  mem.members[1]["spec"]["storage"] = {{"size", "1Gi"}, {"medium", "Memory"}};
+  CHECK(refused_with(admin::plan_member(mem, req(admin::MemberOp::Roll, "c-bbbbb", false)), "Memory"));
+  CHECK(refused_with(admin::plan_member(converged(false), req(admin::MemberOp::Roll, "c-bbbbb", false)),
+                     "operator is not active"));
+  // Another member already down: restarting a second voter loses quorum.
+  auto down = s;
+  down.healthy = {1, 3};
+  CHECK(refused_with(admin::plan_member(down, req(admin::MemberOp::Roll, "c-aaaaa", false)), "quorum"));
+  CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Roll, "nobody", false)).not_found.empty());
+}
+
 TEST_CASE("promote: a learner with a Ready Pod; an orphan learner is refused") {
   auto s = converged();
   s.members.push_back(with_finalizer(member("c-ddddd", "", false)));

@@ -4,6 +4,7 @@
 
 using etcd::format_member_id;
 using etcd::parse_member_id;
+using etcd::parse_hex_member_id;
 
 TEST_CASE("member IDs print as 16 lowercase hex digits, zero-padded") {
   CHECK(format_member_id(0x8e9e05c52164694dULL) == "8e9e05c52164694d");
@@ -42,6 +43,19 @@ TEST_CASE("bad member IDs are usage errors that quote the input") {
                         "12345678901234567a", "0x", "0x11112222333344445", "-1", " 1", "+1"}) {
     CAPTURE(s);
     auto r = parse_member_id(s);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == cli::ErrorKind::Usage);
+    CHECK(r.error().message.find(std::string("\"") + s + "\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("the hex-only form reads what the Go plugin read, never decimal") {
+  CHECK(parse_hex_member_id("8e9e05c52164694d").value() == 0x8e9e05c52164694dULL);
+  CHECK(parse_hex_member_id("10").value() == 16);
+  CHECK(parse_hex_member_id("0xA").value() == 10);
+  for (const char* s : {"12345678901234567890", "0x11112222333344445", "xyz", ""}) {
+    CAPTURE(s);
+    auto r = parse_hex_member_id(s);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().kind == cli::ErrorKind::Usage);
     CHECK(r.error().message.find(std::string("\"") + s + "\"") != std::string::npos);

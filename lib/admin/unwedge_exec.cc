@@ -1,0 +1,195 @@
+#include "admin/unwedge_exec.h"
+
+#include <ctime>
+
+#include "admin/target.h"
+#include "etcd/client.h"
+#include "etcd/errors.h"
+#include "etcd/member_id.h"
+#include "kube/client.h"
+#include "kube/exec_credential.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace admin {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string str(const json& j, const json::json_pointer& p) {
+  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
+}
+std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
+bool not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
+
+json guarded(const json& obj, json patch) {
+  patch["metadata"]["resourceVersion"] = str(obj, "/metadata/resourceVersion"_json_pointer);
+  return patch;
+}
+
+std::string rfc3339(std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+class Fixer {
+ public:
+  Fixer(MemberEnv& env, const ExecOptions& o)
+      : env_(env), kube_(*env.kube), o_(o), ns_(env.session->target.ns), c_(env.session->target.cluster) {}
+
+  using Outcome = std::pair<std::string, std::string>;
+
+  cli::Result<Outcome> run(const UnwedgeFix& f) {
+    if (f.id == "clear-id") return clear_id(f);
+    if (f.id == "release") return release(f);
+    if (f.id == "remove-learner") return remove_learner(f);
+    if (f.id == "expire-deadline") return expire_deadline();
+    return cli::make_error(cli::ErrorKind::Failed, "unknown fix " + f.id);
+  }
+
+ private:
+  cli::Result<json> member(const std::string& m) {
+    auto o = kube_.get(op::resources::etcdmembers, ns_, m);
+    if (!o && not_found(o.error())) return json();
+    return o;
+  }
+
+  // The EtcdMember's ID, name or peer URL in a fresh linearizable MemberList.
+  cli::Result<bool> listed(const json& m, std::uint64_t id) {
+    auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
+    if (!cl) return std::move(cl).error();
+    auto l = env_.session->etcd->member_list(true);
+    if (!l) return std::move(l).error();
+    const std::string name = str(m, "/metadata/name"_json_pointer);
+    const std::string url = peer_url(*cl, m);
+    for (const auto& e : l->members) {
+      if ((id != 0 && e.id == id) || (!name.empty() && e.name == name)) return true;
+      for (const auto& u : e.peer_urls) {
+        if (u == url) return true;
+      }
+    }
+    return false;
+  }
+
+  cli::Result<Outcome> clear_id(const UnwedgeFix& f) {
+    auto m = member(f.member);
+    if (!m) return std::move(m).error();
+    if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
+    if (str(*m, "/status/memberID"_json_pointer).empty()) return Outcome{"skipped", "no memberID"};
+    auto l = listed(*m, f.etcd_id);
+    if (!l) return std::move(l).error();
+    if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,
+                         guarded(*m, {{"status", {{"memberID", ""}}}}), po);
+    if (!r && !not_found(r.error())) return std::move(r).error();
+    return Outcome{"done", "memberID cleared"};
+  }
+
+  // Never before a linearizable MemberList shows the member absent (4.8).
+  cli::Result<Outcome> release(const UnwedgeFix& f) {
+    auto m = member(f.member);
+    if (!m) return std::move(m).error();
+    if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
+    json fins = json::array();
+    bool had = false;
+    for (const auto& x : m->value("/metadata/finalizers"_json_pointer, json::array())) {
+      if (x == std::string(op::kMemberFinalizer)) had = true;
+      else fins.push_back(x);
+    }
+    if (!had) return Outcome{"skipped", "no finalizer"};
+    auto l = listed(*m, f.etcd_id);
+    if (!l) return std::move(l).error();
+    if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + ": the finalizer stays");
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,
+                         guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
+    if (!r && !not_found(r.error())) return std::move(r).error();
+    return Outcome{"done", "finalizer removed"};
+  }
+
+  cli::Result<Outcome> remove_learner(const UnwedgeFix& f) {
+    auto l = env_.session->etcd->member_list(true);
+    if (!l) return std::move(l).error();
+    const etcd::Member* e = nullptr;
+    for (const auto& x : l->members) {
+      if (x.id == f.etcd_id) e = &x;
+    }
+    if (e == nullptr) return Outcome{"skipped", "etcd does not list it"};
+    if (!e->is_learner) return cli::make_error(cli::ErrorKind::Failed, "member " + hex(f.etcd_id) + " was promoted meanwhile");
+    cli::Result<std::vector<etcd::Member>> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
+    auto waited = retry_while_unhealthy(
+        [&] {
+          r = env_.session->etcd->member_remove(f.etcd_id);
+          return !r && r.error().reason == etcd::reason::kUnhealthyCluster;
+        },
+        o_.timeout, o_.progress);
+    if (!waited) return std::move(waited).error();
+    if (!r) {
+      if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
+      auto again = env_.session->etcd->member_list(true);
+      if (!again) return std::move(again).error();
+      for (const auto& x : again->members) {
+        if (x.id == f.etcd_id) return std::move(r).error();
+      }
+      return Outcome{"skipped", "already removed"};
+    }
+    return Outcome{"done", "removed learner " + hex(f.etcd_id)};
+  }
+
+  cli::Result<Outcome> expire_deadline() {
+    auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
+    if (!cl) return std::move(cl).error();
+    const auto now = std::chrono::system_clock::now();
+    auto t = kube::parse_rfc3339(str(*cl, "/status/progressDeadline"_json_pointer));
+    if (!t || *t <= now) return Outcome{"skipped", "progressDeadline not ahead"};
+    const std::string past = rfc3339(now - std::chrono::seconds(1));
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                         guarded(*cl, {{"status", {{"progressDeadline", past}}}}), po);
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "progressDeadline " + past};
+  }
+
+  MemberEnv& env_;
+  kube::Client& kube_;
+  const ExecOptions& o_;
+  std::string ns_, c_;
+};
+
+}  // namespace
+
+cli::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
+                                                         const ExecOptions& options) {
+  Fixer fixer(env, options);
+  std::vector<UnwedgeOutcome> out;
+  for (const auto& f : plan.fixes) {
+    cli::Result<Fixer::Outcome> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
+    // A 409: the object changed between read and write; read and decide again.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      r = fixer.run(f);
+      if (r || r.error().reason != "Conflict") break;
+    }
+    if (!r) return std::move(r).error();
+    out.push_back({f.id, f.member, r->first, r->second});
+    if (options.after_step) options.after_step(f.id);
+  }
+  return out;
+}
+
+nlohmann::ordered_json unwedge_exec_document(const UnwedgePlan& plan, const std::vector<UnwedgeOutcome>& done) {
+  nlohmann::ordered_json d = unwedge_document(plan);
+  for (std::size_t i = 0; i < done.size() && i < d["fixes"].size(); ++i) {
+    d["fixes"][i]["outcome"] = done[i].outcome;
+    d["fixes"][i]["detail"] = done[i].detail;
+  }
+  return d;
+}
+
+}  // namespace admin

@@ -1,0 +1,29 @@
+// Runs an unwedge plan (admin.md 4.6). Each fix reads the live state again
+// and decides: already done (skipped), do it, or cannot (an error), so a run
+// stopped anywhere is finished by running the command again.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "admin/member_exec.h"
+#include "admin/unwedge_plan.h"
+#include "cli/result.h"
+
+namespace admin {
+
+struct UnwedgeOutcome {
+  std::string fix;
+  std::string member;
+  std::string outcome;  // done, skipped
+  std::string detail;
+};
+
+cli::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
+                                                         const ExecOptions& options);
+
+nlohmann::ordered_json unwedge_exec_document(const UnwedgePlan& plan, const std::vector<UnwedgeOutcome>& done);
+
+}  // namespace admin

@@ -1,0 +1,194 @@
+#include "admin/unwedge_plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "admin/consistency.h"
+#include "admin/target.h"
+#include "etcd/member_id.h"
+#include "kube/exec_credential.h"
+#include "operator/names.h"
+
+namespace admin {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string str(const json& j, const json::json_pointer& p) {
+  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
+}
+std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
+bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
+bool dormant(const json& o) {
+  return o.contains("/spec/dormant"_json_pointer) && o["spec"]["dormant"].is_boolean() && o["spec"]["dormant"].get<bool>();
+}
+bool pending(const json& o) {
+  return o.contains("/spec/initialCluster"_json_pointer) && str(o, "/spec/initialCluster"_json_pointer).empty();
+}
+std::uint64_t stored_id(const json& m) {
+  auto s = str(m, "/status/memberID"_json_pointer);
+  if (s.empty()) return 0;
+  auto id = etcd::parse_member_id(s);
+  return id ? *id : 0;
+}
+bool has_finalizer(const json& m) {
+  for (const auto& f : m.value("/metadata/finalizers"_json_pointer, json::array())) {
+    if (f == std::string(op::kMemberFinalizer)) return true;
+  }
+  return false;
+}
+bool condition(const json& o, const std::string& type, const std::string& status, const std::string& reason = {}) {
+  for (const auto& c : o.value("/status/conditions"_json_pointer, json::array())) {
+    if (c.value("type", "") == type) return c.value("status", "") == status && (reason.empty() || c.value("reason", "") == reason);
+  }
+  return false;
+}
+const json* pod_of(const LiveState& s, const std::string& m) {
+  for (const auto& p : s.pods) {
+    if (name_of(p) == m) return &p;
+  }
+  return nullptr;
+}
+// The EtcdMember an etcd member stands for: by stored ID, else by name or URL.
+const json* owner_of(const LiveState& s, const etcd::Member& e) {
+  for (const auto& m : s.members) {
+    if (stored_id(m) == e.id) return &m;
+  }
+  for (const auto& m : s.members) {
+    if (match_member(s.cluster, m, {e}) != nullptr) return &m;
+  }
+  return nullptr;
+}
+std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
+
+void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
+  for (const auto& m : s.members) {
+    if (!deleting(m)) continue;
+    const std::string name = name_of(m);
+    // etcd still lists it: the finalizer's MemberRemove has work to do.
+    if (find_etcd(s, stored_id(m), name, peer_url(s.cluster, m)) != nullptr) continue;
+    if (stored_id(m) != 0 || !str(m, "/status/memberID"_json_pointer).empty()) {
+      p.fixes.push_back({"clear-id", "terminating-ghost", name, stored_id(m),
+                         "status merge patch memberID \"\" on EtcdMember " + name +
+                             " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it"});
+    }
+    if (!p.operator_active && has_finalizer(m)) {
+      p.fixes.push_back({"release", "terminating-ghost", name, 0,
+                         "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer of " + name +
+                             " (the operator is not active to do it)"});
+    }
+  }
+}
+
+void orphan_learners(const LiveState& s, UnwedgePlan& p) {
+  for (const auto& e : s.etcd.members) {
+    if (!e.is_learner) continue;
+    const json* m = owner_of(s, e);
+    std::string why;
+    if (m == nullptr) {
+      why = "no EtcdMember matches its URL";
+    } else if (!deleting(*m) && !pending(*m) && pod_of(s, name_of(*m)) == nullptr) {
+      why = "its EtcdMember " + name_of(*m) + " is not pending and has no Pod";
+    } else {
+      continue;
+    }
+    p.fixes.push_back({"remove-learner", "orphan-learner", m != nullptr ? name_of(*m) : std::string(), e.id,
+                       "MemberRemove learner " + hex(e.id) + " (" + why + "); learners never count for quorum"});
+  }
+}
+
+void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_clock::time_point now,
+              UnwedgePlan& p) {
+  if (condition(s.cluster, "Available", "False", "DeadlineExceeded") && spec_matches_observed(s.cluster)) {
+    p.advice.push_back({"deadline-exceeded", {},
+                        "Available=False/DeadlineExceeded with spec equal to status.observed: the operator does "
+                        "nothing until the spec changes; edit spec to set the target again"});
+  }
+  if (!r.expire_deadline) return;
+  const std::string d = str(s.cluster, "/status/progressDeadline"_json_pointer);
+  auto t = kube::parse_rfc3339(d);
+  if (t && *t > now) {
+    p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
+                       "status merge patch progressDeadline " + d +
+                           " to a past time: the operator ends the reconcile at its next pass (DeadlineExceeded, "
+                           "or RetryAfterDeadline when spec differs from observed)"});
+  }
+}
+
+// admin.md 4.6 last row: the cluster waits for a member that cannot come back.
+void dead_members(const LiveState& s, UnwedgePlan& p) {
+  for (const auto& m : s.members) {
+    if (deleting(m) || dormant(m) || pending(m)) continue;
+    const json* pod = pod_of(s, name_of(m));
+    if (pod == nullptr) continue;
+    const std::uint64_t id = stored_id(m);
+    const bool ready = condition(*pod, "Ready", "True") && (id == 0 || s.healthy.count(id) > 0);
+    const std::string node = str(*pod, "/spec/nodeName"_json_pointer);
+    auto it = s.node_ready.find(node);
+    if (ready || node.empty() || it == s.node_ready.end() || it->second) continue;
+    p.advice.push_back({"dead-member", name_of(m),
+                        "EtcdMember " + name_of(m) + " is not Ready and its Node " + node +
+                            " is NotReady or gone: `kubectl etcd member replace " + name_of(m) + "`"});
+  }
+}
+
+}  // namespace
+
+bool spec_matches_observed(const json& cluster) {
+  if (!cluster.contains("/status/observed"_json_pointer)) return false;
+  const json& spec = cluster.value("spec", json::object());
+  const json& observed = cluster["status"]["observed"];
+  auto empty = [](const json& v) { return v.is_null() || (v.is_object() && v.empty()) || (v.is_array() && v.empty()); };
+  for (const char* k : {"replicas", "version", "storage", "resources", "affinity", "topologySpreadConstraints",
+                        "additionalMetadata", "options", "imagePullSecrets"}) {
+    json a = spec.contains(k) ? spec[k] : json();
+    json b = observed.contains(k) ? observed[k] : json();
+    if (std::string(k) == "replicas" && a.is_null()) a = 3;
+    if (empty(a) && empty(b)) continue;
+    if (a != b) return false;
+  }
+  return true;
+}
+
+UnwedgePlan plan_unwedge(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_clock::time_point now) {
+  UnwedgePlan p;
+  p.operator_active = s.operator_state && s.operator_state->active;
+  if (!s.etcd_error.empty()) {
+    p.refusals.push_back("no quorum of voters answers a linearizable MemberList (" + s.etcd_error +
+                         "): Terminating members and learners cannot be judged");
+  } else {
+    terminating_ghosts(s, p);
+    orphan_learners(s, p);
+  }
+  deadline(s, r, now, p);
+  dead_members(s, p);
+  return p;
+}
+
+nlohmann::ordered_json unwedge_document(const UnwedgePlan& p) {
+  nlohmann::ordered_json d;
+  d["operatorActive"] = p.operator_active;
+  d["fixes"] = nlohmann::ordered_json::array();
+  for (const auto& f : p.fixes) {
+    d["fixes"].push_back({{"fix", f.id}, {"symptom", f.symptom}, {"member", f.member},
+                          {"id", f.etcd_id == 0 ? std::string() : hex(f.etcd_id)}, {"action", f.text}});
+  }
+  d["advice"] = nlohmann::ordered_json::array();
+  for (const auto& a : p.advice) d["advice"].push_back({{"symptom", a.symptom}, {"member", a.member}, {"action", a.text}});
+  d["refusals"] = p.refusals;
+  return d;
+}
+
+std::string unwedge_text(const UnwedgePlan& p) {
+  std::ostringstream out;
+  if (p.fixes.empty() && p.advice.empty() && p.refusals.empty()) return "nothing to unwedge\n";
+  out << "plan: member unwedge (operator " << (p.operator_active ? "active" : "not active") << ")\n";
+  int i = 1;
+  for (const auto& f : p.fixes) out << "  " << i++ << ". " << f.id << " [" << f.symptom << "]: " << f.text << "\n";
+  for (const auto& a : p.advice) out << "  not fixed here [" << a.symptom << "]: " << a.text << "\n";
+  for (const auto& r : p.refusals) out << "  refused: " << r << "\n";
+  return out.str();
+}
+
+}  // namespace admin

@@ -1,0 +1,102 @@
+// member roll (admin.md 4.7): the Pod of a PVC member is deleted and comes
+// back with the same data and member ID. No operator runs in the tests: a
+// thread here stands in for its member controller in the least way (it
+// creates the Pod again once the old one is gone), and the pod runner starts
+// it over the same PVC directory.
+#include <thread>
+
+#include "member_e2e.h"
+
+using namespace member_e2e;
+
+namespace {
+
+std::string pod_uid(const NativeCluster& c, const std::string& pod) {
+  return c.kubectl({"get", "pod", pod, "--ignore-not-found", "-o", "jsonpath={.metadata.uid}"});
+}
+
+std::string etcd_id_of(const NativeCluster& c, const std::string& name) {
+  for (const auto& m : etcd_members(c)) {
+    if (m.value("name", "") == name) return hex_id(m);
+  }
+  return {};
+}
+
+// The operator's member controller, reduced to what roll relies on: when
+// the Pod is gone, create it again as admin.md 2.4 renders it from the
+// EtcdMember. The Pod break-glass add rendered is that rendering; the copy
+// drops only what the apiserver and the kubelet filled in, and the
+// rendered-by annotation the operator's template does not carry.
+void recreate_when_gone(const NativeCluster& c, const std::string& pod, const json& old) {
+  const std::string uid = old["metadata"]["uid"];
+  for (int i = 0; i < 600; ++i) {
+    const std::string now = pod_uid(c, pod);
+    if (now.empty()) break;
+    if (now != uid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  json p = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", json::object()}, {"spec", old["spec"]}};
+  for (const char* k : {"name", "namespace", "labels", "ownerReferences"}) p["metadata"][k] = old["metadata"][k];
+  json anns = old["metadata"].value("annotations", json::object());
+  anns.erase("cli.etcd-operator.cozystack.io/rendered-by");
+  if (!anns.empty()) p["metadata"]["annotations"] = anns;
+  p["spec"].erase("nodeName");
+  e2e::kubectl({"create", "-f", "-"}, p.dump());
+}
+
+}  // namespace
+
+TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals") {
+  NativeCluster c(runner_fixture("3.6", 3));
+  const auto ms = c.members();
+  // A member whose Pod the tool rendered (and the pod runner runs over its PVC).
+  auto a = member(c, {"add", "-o", "json"});
+  INFO("add: " << a.out << a.err);
+  REQUIRE(a.rc == 0);
+  const std::string m4 = json::parse(a.out)["member"];
+  CHECK(has(finding_codes(c), "HAND_RENDERED_POD"));
+  const std::string id = etcd_id_of(c, m4);
+  REQUIRE_FALSE(id.empty());
+  REQUIRE(c.ctl({"put", "roll/before", "kept"}).find("OK") != std::string::npos);
+
+  auto dry = c.tool({"member", "roll", m4}, {"--dry-run", "-o", "json"});
+  REQUIRE_MESSAGE(dry.rc == 0, dry.out << dry.err);
+  CHECK(json::parse(dry.out)["steps"][0]["step"] == "delete-pod");
+
+  const json old = json::parse(c.kubectl({"get", "pod", m4, "-o", "json"}));
+  std::thread operator_standin([&c, &m4, &old] { recreate_when_gone(c, m4, old); });
+  auto r = c.tool({"member", "roll", m4}, {"--yes", "-o", "json", "--timeout", "90s"});
+  operator_standin.join();
+  INFO("roll: " << r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(json::parse(r.out)["id"] == id);
+  const std::string now = pod_uid(c, m4);
+  CHECK_FALSE(now.empty());
+  CHECK(now != old["metadata"]["uid"].get<std::string>());
+  CHECK(etcd_id_of(c, m4) == id);  // the same member, from the same PVC
+  check_clean(c, "after the roll");
+  CHECK_FALSE(has(finding_codes(c), "HAND_RENDERED_POD"));
+  CHECK(c.ctl({"--endpoints", endpoint_of(c, ms[0]), "get", "roll/before", "--print-value-only"}) == "kept\n");
+
+  // Refused: the operator is not active (nothing would recreate the Pod).
+  c.kubectl({"patch", "lease", "aa20b3a9.etcd-operator.cozystack.io", "--type=merge", "-p",
+             R"({"spec":{"leaseDurationSeconds":1,"renewTime":"2026-01-01T00:00:00.000000Z"}})"});
+  auto inactive = c.tool({"member", "roll", m4}, {"--yes"});
+  CHECK(inactive.rc == 3);
+  CHECK(inactive.err.find("operator is not active") != std::string::npos);
+  CHECK(pod_uid(c, m4) == now);
+
+  // Refused: a Memory member (its new Pod would start empty).
+  const std::string version = c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.version}"});
+  e2e::kubectl({"create", "-n", c.ns(), "-f", "-"},
+            json({{"apiVersion", "etcd-operator.cozystack.io/v1alpha2"},
+                  {"kind", "EtcdMember"},
+                  {"metadata", {{"name", c.name() + "-mem01"}, {"labels", {{"etcd-operator.cozystack.io/cluster", c.name()}}}}},
+                  {"spec", {{"clusterName", c.name()}, {"version", version}, {"storage", {{"size", "64Mi"}, {"medium", "Memory"}}},
+                            {"initialCluster", "x=https://x:2380"}, {"clusterToken", "t"}}}})
+                .dump());
+  auto memory = c.tool({"member", "roll", c.name() + "-mem01"}, {"--dry-run"});
+  CHECK(memory.rc == 3);
+  CHECK(memory.out.find("Memory") != std::string::npos);
+  CHECK(c.tool({"member", "roll", "nobody"}, {"--yes"}).rc == 6);
+}
