@@ -53,6 +53,8 @@ cli::Status S3Sink::write(std::string_view data) {
   bytes_ += data.size();
   while (!data.empty()) {
     std::size_t n = std::min(part_size_ - buffer_.size(), data.size());
+    part_md5_.update(data.substr(0, n));
+    if (client_->signs_payload()) part_sha_.update(data.substr(0, n));
     buffer_.append(data.substr(0, n));
     data.remove_prefix(n);
     if (buffer_.size() == part_size_) {
@@ -78,9 +80,10 @@ cli::Status S3Sink::flush_part() {
   buffer_.clear();
   buffer_.reserve(part_size_);
   flight_number_ = number;
+  flight_md5_ = part_md5_.finish();
+  flight_sha256_ = client_->signs_payload() ? to_hex(part_sha_.finish()) : std::string();
   uploader_ = std::thread([this] {
-    flight_md5_ = md5(flight_data_);
-    flight_etag_ = client_->upload_part(key_, upload_id_, flight_number_, flight_data_, flight_md5_);
+    flight_etag_ = client_->upload_part(key_, upload_id_, flight_number_, flight_data_, flight_md5_, flight_sha256_);
   });
   return {};
 }
@@ -138,7 +141,7 @@ cli::Status S3Sink::commit() {
   std::string expected;
   int parts = 0;
   if (upload_id_.empty()) {
-    auto digest = md5(buffer_);
+    auto digest = part_md5_.finish();  // of buffer_: no part was cut
     expected = single_etag(digest);
     auto etag = client_->put(key_, buffer_, metadata, digest);
     if (!etag) return fail(std::move(etag).error());

@@ -90,7 +90,13 @@ class S3Sink final : public Sink {
   std::string flight_data_;
   int flight_number_ = 0;
   Md5Digest flight_md5_{};
+  std::string flight_sha256_;
   std::optional<cli::Result<std::string>> flight_etag_;
+  // The filling part's MD5 and (when signed) SHA-256, hashed as bytes
+  // arrive: the receiving thread does it, not the uploading one, which is
+  // the longer of the two.
+  Md5 part_md5_;
+  Sha256 part_sha_;
   std::vector<Md5Digest> part_md5s_;
   Sha256 sha_;
   Md5 whole_md5_;
