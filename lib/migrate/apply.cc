@@ -634,7 +634,9 @@ class Pipeline {
     json pods = must(step, k_.list_all(kube::resources::pods, p_.ns, etcd_pods));
     json pvcs = must(step, k_.list_all(kube::resources::persistentvolumeclaims, p_.ns));
     auto listed = [&](const json& list, const std::string& name) -> const json* {
-      for (const auto& o : list.value("items", json::array())) {
+      const json* items = op::find_at(list, "/items");
+      if (items == nullptr || !items->is_array()) return nullptr;
+      for (const auto& o : *items) {
         if (op::string_at(o, "/metadata/name") == name) return &o;
       }
       return nullptr;
