@@ -162,11 +162,11 @@ cli::Result<S3Response> S3Client::perform_once(const Call& call) {
   // Over https the body needs no hash of its own (TLS protects it and S3
   // checks Content-MD5), which saves a SHA-256 pass over every part; over
   // plain http the signature covers the body.
-  std::string payload = call.payload_sha256;
+  std::string payload = signs_payload() ? call.payload_sha256 : std::string();
   if (payload.empty()) {
     if (call.body.empty()) {
       payload = empty_payload_sha256();
-    } else if (endpoint_.scheme == "https") {
+    } else if (!signs_payload()) {
       payload = kUnsignedPayload;
     } else {
       payload = to_hex(sha256(call.body));
@@ -296,9 +296,13 @@ cli::Result<std::string> S3Client::create_multipart(std::string_view key, const 
   return id;
 }
 
+bool S3Client::signs_payload() const { return endpoint_.scheme != "https"; }
+
 cli::Result<std::string> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                                std::string_view body, const Md5Digest& md5sum) {
+                                                std::string_view body, const Md5Digest& md5sum,
+                                                std::string_view body_sha256_hex) {
   Call call;
+  call.payload_sha256 = std::string(body_sha256_hex);
   call.method = "PUT";
   call.key = std::string(key);
   call.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}};

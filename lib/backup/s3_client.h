@@ -67,8 +67,14 @@ class S3Client {
   cli::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata,
                                const Md5Digest& body_md5);
   cli::Result<std::string> create_multipart(std::string_view key, const S3Metadata& metadata);
+  // body_sha256_hex: the body's SHA-256 when the caller has it (else it is
+  // computed here when signs_payload()).
   cli::Result<std::string> upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                       std::string_view body, const Md5Digest& body_md5);
+                                       std::string_view body, const Md5Digest& body_md5,
+                                       std::string_view body_sha256_hex = {});
+  // Whether request signatures cover the body's SHA-256 (plain http; over
+  // https the body goes unsigned, protected by TLS and Content-MD5).
+  bool signs_payload() const;
   cli::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
                                               const std::vector<std::string>& part_etags);
   cli::Status abort_multipart(std::string_view key, std::string_view upload_id);

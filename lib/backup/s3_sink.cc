@@ -11,7 +11,7 @@ S3Sink::S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions 
       part_size_(s3_part_size(options_.expected_size, options_.part_size)) {}
 
 S3Sink::~S3Sink() {
-  if (!done_) abort();
+  abort();
 }
 
 cli::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location, const S3Credentials& credentials,
@@ -53,6 +53,8 @@ cli::Status S3Sink::write(std::string_view data) {
   bytes_ += data.size();
   while (!data.empty()) {
     std::size_t n = std::min(part_size_ - buffer_.size(), data.size());
+    part_md5_.update(data.substr(0, n));
+    if (client_->signs_payload()) part_sha_.update(data.substr(0, n));
     buffer_.append(data.substr(0, n));
     data.remove_prefix(n);
     if (buffer_.size() == part_size_) {
@@ -68,23 +70,39 @@ cli::Status S3Sink::flush_part() {
     if (!id) return std::move(id).error();
     upload_id_ = std::move(*id);
   }
+  if (auto s = settle(); !s) return s;
   int number = static_cast<int>(part_etags_.size()) + 1;
   if (static_cast<std::size_t>(number) > kS3MaxParts) {
     return cli::make_error(ErrorKind::Failed, "the object needs more than 10000 parts", uri(),
                            "give the expected size so that the part size grows");
   }
-  auto digest = md5(buffer_);
-  auto etag = client_->upload_part(key_, upload_id_, number, buffer_, digest);
+  buffer_.swap(flight_data_);
+  buffer_.clear();
+  buffer_.reserve(part_size_);
+  flight_number_ = number;
+  flight_md5_ = part_md5_.finish();
+  flight_sha256_ = client_->signs_payload() ? to_hex(part_sha_.finish()) : std::string();
+  uploader_ = std::thread([this] {
+    flight_etag_ = client_->upload_part(key_, upload_id_, flight_number_, flight_data_, flight_md5_, flight_sha256_);
+  });
+  return {};
+}
+
+cli::Status S3Sink::settle() {
+  if (!uploader_.joinable()) return {};
+  uploader_.join();
+  cli::Result<std::string> etag = std::move(*flight_etag_);
+  flight_etag_.reset();
+  flight_data_.clear();
   if (!etag) return std::move(etag).error();
-  if (*etag != to_hex(digest)) {
+  if (*etag != to_hex(flight_md5_)) {
     return cli::make_error(ErrorKind::Failed,
-                           "part " + std::to_string(number) + " was stored with ETag \"" + *etag +
-                               "\", not the MD5 of what was sent (" + to_hex(digest) + ")",
+                           "part " + std::to_string(flight_number_) + " was stored with ETag \"" + *etag +
+                               "\", not the MD5 of what was sent (" + to_hex(flight_md5_) + ")",
                            uri());
   }
   part_etags_.push_back(std::move(*etag));
-  part_md5s_.push_back(digest);
-  buffer_.clear();
+  part_md5s_.push_back(flight_md5_);
   return {};
 }
 
@@ -123,7 +141,7 @@ cli::Status S3Sink::commit() {
   std::string expected;
   int parts = 0;
   if (upload_id_.empty()) {
-    auto digest = md5(buffer_);
+    auto digest = part_md5_.finish();  // of buffer_: no part was cut
     expected = single_etag(digest);
     auto etag = client_->put(key_, buffer_, metadata, digest);
     if (!etag) return fail(std::move(etag).error());
@@ -137,6 +155,7 @@ cli::Status S3Sink::commit() {
     if (!buffer_.empty()) {
       if (auto s = flush_part(); !s) return fail(std::move(s).error());
     }
+    if (auto s = settle(); !s) return fail(std::move(s).error());
     parts = static_cast<int>(part_etags_.size());
     expected = multipart_etag(part_md5s_);
     auto etag = client_->complete_multipart(key_, upload_id_, part_etags_);
@@ -158,10 +177,13 @@ cli::Status S3Sink::commit() {
   result_.sha256 = sha_hex;
   done_ = true;
   std::string().swap(buffer_);
+  std::string().swap(flight_data_);
   return {};
 }
 
 void S3Sink::abort() noexcept {
+  // The part in flight ends first: the upload it belongs to is aborted below.
+  if (uploader_.joinable()) uploader_.join();
   if (done_) return;
   done_ = true;
   // Best effort: the upload failed already, a cleanup error adds nothing.
@@ -171,6 +193,7 @@ void S3Sink::abort() noexcept {
     (void)client_->abort_multipart(key_, upload_id_);
   }
   std::string().swap(buffer_);
+  std::string().swap(flight_data_);
 }
 
 }  // namespace backup

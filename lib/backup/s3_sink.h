@@ -1,7 +1,9 @@
 // A snapshot streamed into one S3 object with bounded memory: bytes gather
 // in one part buffer (8 MiB by default); a stream that fits is sent with a
 // single PUT at commit(), a longer one as a multipart upload, one part each
-// time the buffer fills. commit() then reads the object back (HEAD: size,
+// time the buffer fills. That part uploads on a thread of its own while the
+// next one fills (at most one in flight, so memory is two parts): receiving
+// and sending overlap instead of taking turns. commit() then reads the object back (HEAD: size,
 // ETag as S3 computes it from the MD5s sent, user metadata) before it
 // answers success. abort() (and a failure anywhere) aborts the multipart
 // upload, or deletes an object that failed its read-back, so no partial
@@ -15,7 +17,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backup/md5.h"
@@ -69,6 +73,7 @@ class S3Sink final : public Sink {
  private:
   S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions options);
   cli::Status flush_part();
+  cli::Status settle();  // waits for the part in flight and records its ETag
   cli::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
   cli::Status fail(cli::Error e);
 
@@ -79,6 +84,19 @@ class S3Sink final : public Sink {
   std::string buffer_;
   std::string upload_id_;
   std::vector<std::string> part_etags_;
+  // The part in flight: uploaded by uploader_, which alone touches these and
+  // client_ until settle() joins it.
+  std::thread uploader_;
+  std::string flight_data_;
+  int flight_number_ = 0;
+  Md5Digest flight_md5_{};
+  std::string flight_sha256_;
+  std::optional<cli::Result<std::string>> flight_etag_;
+  // The filling part's MD5 and (when signed) SHA-256, hashed as bytes
+  // arrive: the receiving thread does it, not the uploading one, which is
+  // the longer of the two.
+  Md5 part_md5_;
+  Sha256 part_sha_;
   std::vector<Md5Digest> part_md5s_;
   Sha256 sha_;
   Md5 whole_md5_;

@@ -122,6 +122,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   const auto& legacy_objects = plan.inventory.clusters;
   plan.clusters.resize(legacy_objects.size());
   plan.inspected.resize(legacy_objects.size());
+  plan.legacy_tls.resize(legacy_objects.size());
   for_each_bounded(legacy_objects.size(), request.concurrency, [&](size_t i) {
     op::LegacyCluster legacy = op::LegacyCluster::from(legacy_objects[i]);
     ClusterFacts facts;
@@ -136,6 +137,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
     InspectionLine line{legacy.ns, legacy.name, !legacy.deleting && !facts.inspect_error && !facts.members.empty(),
                         facts.cluster_id, facts.members.size(), facts.live_auth};
     plan.inspected[i] = line;
+    plan.legacy_tls[i] = std::move(facts.tls);
     plan.clusters[i] = std::move(cp);
   });
 

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/result.h"
+#include "etcd/config.h"
 #include "kube/client.h"
 #include "migrate/backup_plan.h"
 #include "migrate/cluster_plan.h"
@@ -42,6 +44,9 @@ struct AdoptionPlan {
   std::vector<std::string> legacy_webhooks;
   std::vector<std::string> warnings;  // things the run could not read, e.g. webhooks forbidden
   Inventory inventory;  // what the plan was computed from (apply re-reads live state anyway)
+  // Per cluster, the TLS material its inspection read (ClusterFacts::tls);
+  // never printed.
+  std::vector<std::optional<etcd::TlsConfig>> legacy_tls;
 
   bool nothing_to_migrate() const { return found_clusters + found_backups + found_schedules == 0; }
   size_t blocked() const;

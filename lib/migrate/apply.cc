@@ -85,6 +85,7 @@ class Pipeline {
       : k_(client),
         plan_(plan),
         p_(plan.clusters[index]),
+        index_(index),
         legacy_(op::LegacyCluster::from(plan.inventory.clusters[index])),
         request_(request),
         valid_(valid),
@@ -211,39 +212,45 @@ class Pipeline {
   void root_secret() {
     if (!p_.spec_auth) return;
     const std::string step = "root-credentials";
-    auto existing = k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name);
-    if (existing) {
-      password_ = secret_password(*existing);
-      if (password_.empty()) {
-        fail(step, cli::make_error(cli::ErrorKind::Refused, "has no password", "secret \"" + p_.ns + "/" + p_.root_secret_name + "\"",
-                                   "give it a non-empty password key, or delete it to have one generated"));
+    const std::string object = "secret \"" + p_.ns + "/" + p_.root_secret_name + "\"";
+    if (p_.root_secret) {
+      // The plan found none: create it straight away. The answer is the
+      // stored object; AlreadyExists (a concurrent run) is read below.
+      json secret = *p_.root_secret;
+      std::string generated = generate_password();
+      if (generated.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "no randomness for a password"));
+      secret["stringData"]["password"] = generated;
+      auto created = k_.create(kube::resources::secrets, p_.ns, secret);
+      if (created) {
+        password_ = secret_password(*created);
+        if (password_.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "has no password after its creation", object));
+        done(step, true);
+        return;
       }
-      done(step, false);
-      return;
+      if (!is_exists(created.error())) fail(step, created.error());
     }
-    if (!is_not_found(existing.error())) fail(step, existing.error());
-    if (!p_.root_secret) {
-      fail(step, cli::make_error(cli::ErrorKind::Refused, "does not exist", "secret \"" + p_.ns + "/" + p_.root_secret_name + "\"",
+    // It exists: the stored password is the one that counts.
+    auto existing = k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name);
+    if (!existing) {
+      if (!is_not_found(existing.error())) fail(step, existing.error());
+      fail(step, cli::make_error(cli::ErrorKind::Refused, "does not exist", object,
                                  "create it with a password key (--auth-secret)"));
     }
-    json secret = *p_.root_secret;
-    std::string generated = generate_password();
-    if (generated.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "no randomness for a password"));
-    secret["stringData"]["password"] = generated;
-    auto created = k_.create(kube::resources::secrets, p_.ns, secret);
-    if (!created && !is_exists(created.error())) fail(step, created.error());
-    // Created now or by a concurrent run: the stored password is the one that counts.
-    auto stored = must(step, k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name));
-    password_ = secret_password(stored);
-    if (password_.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "has no password after its creation"));
-    done(step, true);
+    password_ = secret_password(*existing);
+    if (password_.empty()) {
+      fail(step, cli::make_error(cli::ErrorKind::Refused, "has no password", object,
+                                 "give it a non-empty password key, or delete it to have one generated"));
+    }
+    done(step, false);
   }
 
   // --- etcd -----------------------------------------------------------------------
   etcd::Client& etcd_client() {
     if (etcd_) return *etcd_;
     const std::string step = "connect to etcd";
-    auto tls = legacy_tls(k_, legacy_);
+    // The material the plan's inspection read and dialled with (not read again).
+    auto tls = plan_.legacy_tls.size() > index_ && plan_.legacy_tls[index_] ? cli::Result<etcd::TlsConfig>(*plan_.legacy_tls[index_])
+                                                                         : legacy_tls(k_, legacy_);
     if (!tls) fail(step, tls.error());
     InspectOptions how;
     if (valid_.connect == Connect::PortForward) how.forwards = std::make_shared<kube::PortForwards>(k_.shared_transport());
@@ -422,9 +429,14 @@ class Pipeline {
   // --- new objects ------------------------------------------------------------------
   std::string cluster_step() {
     const std::string step = "etcdcluster";
-    auto existing = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
     json cluster;
     bool acted = false;
+    // Created straight away when the plan found none (AlreadyExists: a
+    // concurrent run's, read and judged below); read when it found one.
+    cli::Result<json> existing = cli::make_error(cli::ErrorKind::NotFound, "not found by the plan");
+    if (find_object(plan_.inventory.new_clusters, p_.ns, p_.name) != nullptr) {
+      existing = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
+    }
     if (existing) {
       cluster = *existing;
     } else {
@@ -474,7 +486,9 @@ class Pipeline {
       const std::string& m = p_.member_names[i];
       json member = json(p_.members[i]);
       member["metadata"]["ownerReferences"][0]["uid"] = cluster_uid;
-      auto got = k_.get(op::resources::etcdmembers, p_.ns, m);
+      // As the cluster: created straight away when the plan found none.
+      cli::Result<json> got = cli::make_error(cli::ErrorKind::NotFound, "not found by the plan");
+      if (find_object(plan_.inventory.new_members, p_.ns, m) != nullptr) got = k_.get(op::resources::etcdmembers, p_.ns, m);
       if (!got) {
         if (!is_not_found(got.error())) fail(step, got.error());
         auto created = k_.create(op::resources::etcdmembers, p_.ns, member);
@@ -513,8 +527,12 @@ class Pipeline {
   void headless_step(const std::vector<std::pair<std::string, std::string>>& member_uids) {
     const std::string step = "headless-service";
     bool acted = false;
+    // The first attempt replaces the plan's copy: its resourceVersion guards
+    // the write, and a conflict reads it again.
+    const json* known = find_object(plan_.inventory.services, p_.ns, p_.headless_service);
     for (int attempt = 0;; ++attempt) {
-      auto svc = k_.get(kube::resources::services, p_.ns, p_.headless_service);
+      auto svc = attempt == 0 && known != nullptr ? cli::Result<json>(*known)
+                                                  : k_.get(kube::resources::services, p_.ns, p_.headless_service);
       if (!svc) {
         if (is_not_found(svc.error())) break;  // collected after an earlier complete run
         fail(step, svc.error());
@@ -535,17 +553,39 @@ class Pipeline {
 
   void statefulset_step(const std::string&) {
     const std::string step = "statefulset";
-    auto sts = k_.get(kube::resources::statefulsets, p_.ns, p_.name);
     bool acted = false;
-    if (sts) {
+    // The pods name their StatefulSet's UID: deleted by it without reading
+    // it first. A 409 (another object of that name now) reads it below.
+    std::string uid;
+    for (const auto& m : p_.member_names) {
+      const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
+      const json* ctrl = pod != nullptr ? controller_of(*pod) : nullptr;
+      if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
+        uid = ctrl->value("uid", "");
+      }
+    }
+    bool gone = false;
+    if (!uid.empty()) {
       kube::DeleteOptions o;
       o.propagation = kube::Propagation::Orphan;
-      o.precondition_uid = op::string_at(*sts, "/metadata/uid");
+      o.precondition_uid = uid;
       auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
-      if (!r && !is_not_found(r.error())) fail(step, r.error());
-      acted = true;
-    } else if (!is_not_found(sts.error())) {
-      fail(step, sts.error());
+      if (r) acted = true;
+      else if (is_not_found(r.error())) gone = true;
+      else if (!is_conflict(r.error())) fail(step, r.error());
+    }
+    if (!acted && !gone) {
+      auto sts = k_.get(kube::resources::statefulsets, p_.ns, p_.name);
+      if (sts) {
+        kube::DeleteOptions o;
+        o.propagation = kube::Propagation::Orphan;
+        o.precondition_uid = op::string_at(*sts, "/metadata/uid");
+        auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
+        if (!r && !is_not_found(r.error())) fail(step, r.error());
+        acted = true;
+      } else if (!is_not_found(sts.error())) {
+        fail(step, sts.error());
+      }
     }
     // Only once it is gone have the pods lost its owner reference.
     if (auto s = k_.wait_deleted(kube::resources::statefulsets, p_.ns, p_.name, 120s); !s) fail(step, s.error());
@@ -586,11 +626,27 @@ class Pipeline {
   void reown_step(const std::vector<std::pair<std::string, std::string>>& member_uids) {
     const std::string step = "pods-and-pvcs";
     bool acted = false;
+    // Read now, after the StatefulSet let go of the pods: one list of each
+    // kind (the plan's selector) instead of a read per object; an object the
+    // lists miss, or a conflict, is read on its own.
+    kube::ListOptions etcd_pods;
+    etcd_pods.label_selector = std::string(op::kLabelName) + "=" + std::string(op::kLabelNameValue);
+    json pods = must(step, k_.list_all(kube::resources::pods, p_.ns, etcd_pods));
+    json pvcs = must(step, k_.list_all(kube::resources::persistentvolumeclaims, p_.ns));
+    auto listed = [&](const json& list, const std::string& name) -> const json* {
+      const json* items = op::find_at(list, "/items");
+      if (items == nullptr || !items->is_array()) return nullptr;
+      for (const auto& o : *items) {
+        if (op::string_at(o, "/metadata/name") == name) return &o;
+      }
+      return nullptr;
+    };
     for (const auto& [m, uid] : member_uids) {
       for (auto [r, name, role] : {std::tuple{&kube::resources::pods, m, true},
                                    std::tuple{&kube::resources::persistentvolumeclaims, op::member_pvc(m), false}}) {
+        const json* fresh = listed(role ? pods : pvcs, name);
         for (int attempt = 0;; ++attempt) {
-          auto obj = must(step, k_.get(*r, p_.ns, name));
+          auto obj = attempt == 0 && fresh != nullptr ? *fresh : must(step, k_.get(*r, p_.ns, name));
           json patch = reown_patch(obj, p_.name, m, uid, role);
           if (patch.is_null()) break;
           // Owner references are replaced wholesale: guard them with the
@@ -615,19 +671,25 @@ class Pipeline {
     bool acted = false;
     const std::string& c = p_.name;
     json native = json(op::native_headless_service(c, p_.ns, cluster_uid));
-    auto svc = k_.get(kube::resources::services, p_.ns, c);
-    if (svc && op::string_at(*svc, "/spec/clusterIP") != "None") {
+    // Judged from the plan's copy: the delete is guarded by its UID (a
+    // replaced Service answers 409 and fails the step; the re-run plans again).
+    const json* known = find_object(plan_.inventory.services, p_.ns, c);
+    bool deleted = false;
+    if (known != nullptr && op::string_at(*known, "/spec/clusterIP") != "None") {
       // clusterIP cannot change in place: delete and re-create back to back.
       kube::DeleteOptions o;
-      o.precondition_uid = op::string_at(*svc, "/metadata/uid");
+      o.precondition_uid = op::string_at(*known, "/metadata/uid");
       auto r = k_.remove(kube::resources::services, p_.ns, c, o);
       if (!r && !is_not_found(r.error())) fail(step, r.error());
-      if (auto s = k_.wait_deleted(kube::resources::services, p_.ns, c, 60s); !s) fail(step, s.error());
-      svc = cli::make_error(cli::ErrorKind::NotFound, "deleted");
+      deleted = true;
     }
-    if (!svc) {
-      if (!is_not_found(svc.error())) fail(step, svc.error());
+    if (known == nullptr || deleted) {
       auto created = k_.create(kube::resources::services, p_.ns, native);
+      if (!created && deleted && is_exists(created.error())) {
+        // The deleted one is still going (a finalizer): wait, then create.
+        if (auto s = k_.wait_deleted(kube::resources::services, p_.ns, c, 60s); !s) fail(step, s.error());
+        created = k_.create(kube::resources::services, p_.ns, native);
+      }
       if (!created && !is_exists(created.error())) fail(step, created.error());
       acted = true;
     }
@@ -662,19 +724,16 @@ class Pipeline {
 
   void legacy_delete_step() {
     const std::string step = "legacy-etcdcluster";
-    auto legacy = k_.get(op::resources::legacy_etcdclusters, p_.ns, p_.name);
     bool acted = false;
-    if (legacy) {
-      if (op::find_at(*legacy, "/metadata/deletionTimestamp") == nullptr) {
-        kube::DeleteOptions o;
-        o.propagation = kube::Propagation::Orphan;
-        o.precondition_uid = p_.legacy_uid;
-        auto r = k_.remove(op::resources::legacy_etcdclusters, p_.ns, p_.name, o);
-        if (!r && !is_not_found(r.error())) fail(step, r.error());
-        acted = true;
-      }
-    } else if (!is_not_found(legacy.error())) {
-      fail(step, legacy.error());
+    // The plan's copy says whether it is already being deleted; the delete
+    // is guarded by the UID the plan was made for.
+    if (op::find_at(plan_.inventory.clusters[index_], "/metadata/deletionTimestamp") == nullptr) {
+      kube::DeleteOptions o;
+      o.propagation = kube::Propagation::Orphan;
+      o.precondition_uid = p_.legacy_uid;
+      auto r = k_.remove(op::resources::legacy_etcdclusters, p_.ns, p_.name, o);
+      if (!r && !is_not_found(r.error())) fail(step, r.error());
+      acted = r.ok();
     }
     // D18: not awaited; it stays Terminating while the legacy webhooks exist.
     done(step, acted);
@@ -683,6 +742,7 @@ class Pipeline {
   kube::Client& k_;
   const AdoptionPlan& plan_;
   const ClusterPlan& p_;
+  size_t index_;
   op::LegacyCluster legacy_;
   const AdoptRequest& request_;
   const ValidRequest& valid_;

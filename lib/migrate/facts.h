@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "etcd/config.h"
+
 namespace migrate {
 
 struct LiveMember {
@@ -51,6 +53,9 @@ struct ClusterFacts {
   enum class AuthSecret { NotGiven, Usable, Missing, NoPassword };
   AuthSecret auth_secret = AuthSecret::NotGiven;
   bool root_secret_exists = false;  // <c>-root-credentials already there (D11)
+  // The TLS material inspection read from the legacy Secrets; --apply dials
+  // with it instead of reading the Secrets again. Never printed.
+  std::optional<etcd::TlsConfig> tls;
 };
 
 struct PlanOptions {

@@ -51,57 +51,108 @@ std::string pod_name(const json& pod) {
 
 }  // namespace
 
+bool selector_matches(const json& selector, const json& labels) {
+  auto label = [&](const std::string& key) -> const json* {
+    if (!labels.is_object() || !labels.contains(key) || !labels[key].is_string()) return nullptr;
+    return &labels[key];
+  };
+  bool any = false;
+  if (const json* ml = op::find_at(selector, "/matchLabels"); ml != nullptr && ml->is_object()) {
+    for (auto it = ml->begin(); it != ml->end(); ++it) {
+      any = true;
+      const json* v = label(it.key());
+      if (v == nullptr || *v != it.value()) return false;
+    }
+  }
+  if (const json* exprs = op::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
+    for (const auto& e : *exprs) {
+      any = true;
+      const json* v = label(e.value("key", ""));
+      const std::string oper = e.value("operator", "");
+      bool listed = false;
+      for (const auto& x : e.value("values", json::array())) listed = listed || (v != nullptr && *v == x);
+      if (oper == "In" && !listed) return false;
+      if (oper == "NotIn" && listed) return false;
+      if (oper == "Exists" && v == nullptr) return false;
+      if (oper == "DoesNotExist" && v != nullptr) return false;
+    }
+  }
+  // An empty selector selects nothing here, as the gate never lists by it.
+  return any;
+}
+
 cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh) {
   GateReport report;
   std::set<std::string> repositories;
   std::set<std::string> seen_pods;
   std::vector<Coordinates> all = {legacy};
   if (!(fresh == legacy)) all.push_back(fresh);
+  std::vector<json> deployments;
   for (const auto& c : all) {
     auto dep = client.get(kube::resources::deployments, c.ns, c.name);
     if (!dep) {
       if (dep.error().kind == cli::ErrorKind::NotFound) {
         report.notes.push_back("Deployment " + c.text() + " does not exist (counted as down)");
+        deployments.push_back(json());
         continue;
       }
       return dep.error();
     }
-    const json* replicas = op::find_at(*dep, "/spec/replicas");
+    deployments.push_back(std::move(*dep));
+  }
+  // D16: an operator may run under another Deployment (a second install, a
+  // renamed Helm release): every live pod is scanned for its image. The
+  // same scan answers for the Deployments' own pods (one request, not one
+  // per Deployment); only when it is forbidden are those listed one by one.
+  kube::ListOptions alive;
+  alive.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  auto everywhere = client.list_all(kube::resources::pods, "", alive);
+  if (!everywhere) {
+    report.notes.push_back("cannot scan all namespaces for operator pods: " + everywhere.error().one_line());
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Coordinates& c = all[i];
+    const json& dep = deployments[i];
+    if (dep.is_null()) continue;
+    const json* replicas = op::find_at(dep, "/spec/replicas");
     if (replicas == nullptr || !replicas->is_number_integer() || replicas->get<long long>() != 0) {
       report.findings.push_back("Deployment " + c.text() + " has " +
                                 (replicas == nullptr ? std::string("no replicas field (1)") : replicas->dump()) +
                                 " replicas: scale it to 0 (kubectl -n " + c.ns + " scale deployment " + c.name +
                                 " --replicas=0) or pass --skip-controller-check");
     }
-    if (const json* containers = op::find_at(*dep, "/spec/template/spec/containers"); containers && containers->is_array()) {
+    if (const json* containers = op::find_at(dep, "/spec/template/spec/containers"); containers && containers->is_array()) {
       for (const auto& ct : *containers) {
         // The auth proxy sidecar's image runs beside many operators.
         std::string repo = image_repository(ct.value("image", ""));
         if (!repo.empty() && ct.value("name", "") != op::kOperatorProxySidecar) repositories.insert(repo);
       }
     }
-    kube::ListOptions lo;
-    lo.label_selector = selector_string(op::find_at(*dep, "/spec/selector") ? *op::find_at(*dep, "/spec/selector") : json());
-    if (lo.label_selector.empty()) continue;
-    auto pods = client.list_all(kube::resources::pods, c.ns, lo);
-    if (!pods) return pods.error();
-    for (const auto& pod : (*pods)["items"]) {
+    const json selector = op::find_at(dep, "/spec/selector") ? *op::find_at(dep, "/spec/selector") : json();
+    std::vector<json> own;
+    if (everywhere) {
+      for (const auto& pod : (*everywhere)["items"]) {
+        if (op::string_at(pod, "/metadata/namespace") != c.ns) continue;
+        const json* labels = op::find_at(pod, "/metadata/labels");
+        if (selector_matches(selector, labels != nullptr ? *labels : json())) own.push_back(pod);
+      }
+    } else {
+      kube::ListOptions lo;
+      lo.label_selector = selector_string(selector);
+      if (lo.label_selector.empty()) continue;
+      auto pods = client.list_all(kube::resources::pods, c.ns, lo);
+      if (!pods) return pods.error();
+      for (auto& pod : (*pods)["items"]) own.push_back(std::move(pod));
+    }
+    for (const auto& pod : own) {
       if (!pod_alive(pod)) continue;
       seen_pods.insert(pod_name(pod));
       report.findings.push_back("pod " + pod_name(pod) + " of Deployment " + c.text() + " is " +
                                 op::string_at(pod, "/status/phase") + ": wait until it is gone");
     }
   }
-  // D16: an operator may run under another Deployment (a second install, a
-  // renamed Helm release): look for its image anywhere.
-  kube::ListOptions alive;
-  alive.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-  auto pods = client.list_all(kube::resources::pods, "", alive);
-  if (!pods) {
-    report.notes.push_back("cannot scan all namespaces for operator pods: " + pods.error().one_line());
-    return report;
-  }
-  for (const auto& pod : (*pods)["items"]) {
+  if (!everywhere) return report;
+  for (const auto& pod : (*everywhere)["items"]) {
     if (seen_pods.count(pod_name(pod)) != 0) continue;
     const json* containers = op::find_at(pod, "/spec/containers");
     if (containers == nullptr || !containers->is_array()) continue;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/result.h"
 #include "kube/client.h"
 #include "migrate/request.h"
@@ -25,6 +27,11 @@ struct GateReport {
 // own pods are still checked).
 cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy,
                                           const Coordinates& fresh);
+
+// Whether a Deployment's label selector (matchLabels, matchExpressions)
+// selects a pod with these labels; the gate filters its one cluster-wide pod
+// scan with it. An empty selector selects nothing.
+bool selector_matches(const nlohmann::json& selector, const nlohmann::json& labels);
 
 // The repository part of an image reference: "reg:5000/a/b:tag@sha" -> "reg:5000/a/b".
 std::string image_repository(const std::string& image);

@@ -176,6 +176,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
   if (!tls) {
     facts.inspect_error = "TLS material: " + tls.error().one_line();
   } else {
+    facts.tls = *tls;
     auto targets = etcd_targets(legacy, inventory, *tls, options);
     if (targets.empty()) {
       facts.inspect_error = "no Running and Ready member pod (" + legacy.name + "-<n>) with an IP";
