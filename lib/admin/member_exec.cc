@@ -9,6 +9,7 @@
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -395,8 +396,7 @@ class Runner {
     }
     auto pod = get_opt(kube::resources::pods, promoting());
     if (!pod) return std::move(pod).error();
-    if (!pod->is_null() && str(*pod, json::json_pointer("/metadata/labels/" + std::string("etcd-operator.cozystack.io~1role"))) !=
-                               std::string(op::kRoleVoter)) {
+    if (!pod->is_null() && op::label(*pod, op::kLabelRole) != op::kRoleVoter) {
       auto r = kube_.patch(kube::resources::pods, ns_, promoting(), kube::PatchType::Merge,
                            guarded(*pod, {{"metadata", {{"labels", {{std::string(op::kLabelRole), std::string(op::kRoleVoter)}}}}}}));
       if (!r) return std::move(r).error();
@@ -837,7 +837,7 @@ cli::Status restore_operator(MemberEnv& env) {
   auto d = kube.get(kube::resources::deployments, ns, name);
   if (!d) return std::move(d).error();
   const std::string ann = std::string(op::kAnnReplicasBeforeBreakGlass);
-  std::string before = str(*d, json::json_pointer("/metadata/annotations/" + std::string("cli.etcd-operator.cozystack.io~1replicas-before-break-glass")));
+  std::string before = op::annotation(*d, ann);
   if (before.empty()) return {};
   long long n = 1;
   try {

@@ -6,6 +6,7 @@
 #include "admin/consistency.h"
 #include "admin/target.h"
 #include "etcd/member_id.h"
+#include "operator/meta.h"
 #include "operator/names.h"
 
 namespace admin {
@@ -163,9 +164,7 @@ json new_member(const json& cluster) {
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
     auto peer = str(cluster, "/spec/tls/peer/secretRef/name"_json_pointer);
     tls["peerSecretRef"] = {{"name", peer.empty() ? c + "-peer-tls" : peer}};
-  } else if (str(cluster, json::json_pointer("/metadata/annotations/" +
-                                             std::string(op::kAnnPeerAutoTls).replace(
-                                                 std::string(op::kAnnPeerAutoTls).find('/'), 1, "~1"))) == "true") {
+  } else if (op::annotation(cluster, op::kAnnPeerAutoTls) == "true") {
     tls["peerAutoTLS"] = true;
   }
   if (!tls.empty()) spec["tls"] = tls;
@@ -250,7 +249,7 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
   const std::string ns = str(member, "/metadata/namespace"_json_pointer);
   const json& spec = member["spec"];
   const std::string c = spec.value("clusterName", "");
-  std::string svc = str(member, json::json_pointer("/metadata/annotations/etcd-operator.cozystack.io~1headless-service-name"));
+  std::string svc = op::annotation(member, op::kAnnHeadlessServiceName);
   if (svc.empty()) svc = c;
   const bool client_tls = spec.contains("/tls/clientServerSecretRef/name"_json_pointer);
   const bool mtls = boolean(spec, "/tls/clientMTLS"_json_pointer);
@@ -260,7 +259,7 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
   const std::string ps = (peer_secret || peer_auto) ? "https" : "http";
   const std::string dns = op::member_dns(m, svc, ns);
   std::string data_dir = "/var/lib/etcd";
-  std::string sub = str(member, json::json_pointer("/metadata/annotations/etcd-operator.cozystack.io~1data-dir-subpath"));
+  std::string sub = op::annotation(member, op::kAnnDataDirSubpath);
   bool sub_ok = !sub.empty() && sub != "." && sub != ".." && sub.find('/') == std::string::npos &&
                 std::isalnum(static_cast<unsigned char>(sub[0])) &&
                 std::all_of(sub.begin(), sub.end(), [](char ch) {

@@ -3,11 +3,11 @@
 #include <ctime>
 
 #include "admin/target.h"
+#include "cli/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
-#include "kube/exec_credential.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -146,7 +146,7 @@ class Fixer {
     auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
     if (!cl) return std::move(cl).error();
     const auto now = std::chrono::system_clock::now();
-    auto t = kube::parse_rfc3339(str(*cl, "/status/progressDeadline"_json_pointer));
+    auto t = cli::parse_rfc3339(str(*cl, "/status/progressDeadline"_json_pointer));
     if (!t || *t <= now) return Outcome{"skipped", "progressDeadline not ahead"};
     const std::string past = rfc3339(now - std::chrono::seconds(1));
     kube::PatchOptions po;

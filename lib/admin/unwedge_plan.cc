@@ -5,8 +5,8 @@
 
 #include "admin/consistency.h"
 #include "admin/target.h"
+#include "cli/rfc3339.h"
 #include "etcd/member_id.h"
-#include "kube/exec_credential.h"
 #include "operator/names.h"
 
 namespace admin {
@@ -107,7 +107,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
   }
   if (!r.expire_deadline) return;
   const std::string d = str(s.cluster, "/status/progressDeadline"_json_pointer);
-  auto t = kube::parse_rfc3339(d);
+  auto t = cli::parse_rfc3339(d);
   if (t && *t > now) {
     p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
                        "status merge patch progressDeadline " + d +

@@ -21,6 +21,7 @@
 #include "migrate/ownership.h"
 #include "operator/backup_names.h"
 #include "operator/legacy_cluster.h"
+#include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -62,21 +63,6 @@ struct StepError {
 bool is_not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
 bool is_conflict(const cli::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
 bool is_exists(const cli::Error& e) { return e.reason == "AlreadyExists"; }
-
-std::string annotation(const json& object, std::string_view key) {
-  const json* a = op::find_at(object, "/metadata/annotations");
-  if (a == nullptr || !a->is_object()) return {};
-  return a->value(std::string(key), "");
-}
-
-const json* controller_of(const json& object) {
-  const json* refs = op::find_at(object, "/metadata/ownerReferences");
-  if (refs == nullptr || !refs->is_array()) return nullptr;
-  for (const auto& r : *refs) {
-    if (r.value("controller", false)) return &r;
-  }
-  return nullptr;
-}
 
 class Pipeline {
  public:
@@ -196,7 +182,7 @@ class Pipeline {
     if (p_.member_names.empty()) return false;
     for (const auto& m : p_.member_names) {
       const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
-      const json* ctrl = pod != nullptr ? controller_of(*pod) : nullptr;
+      const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
       if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
     }
     return true;
@@ -417,7 +403,7 @@ class Pipeline {
     kube::ListOptions lo;
     auto list = must(step, k_.list_all(kube::resources::controllerrevisions, p_.ns, lo));
     for (const auto& cr : list["items"]) {
-      const json* ctrl = controller_of(cr);
+      const json* ctrl = op::controller_of(cr);
       if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
         revisions.push_back(op::string_at(cr, "/metadata/name"));
       }
@@ -449,7 +435,7 @@ class Pipeline {
       acted = true;
     }
     // D10: only our own object for this legacy cluster.
-    if (annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
+    if (op::annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
       fail(step, cli::make_error(cli::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
                                  "etcdcluster \"" + p_.ns + "/" + p_.name + "\"", "B17: it is not ours to adopt into"));
     }
@@ -498,7 +484,7 @@ class Pipeline {
         acted = true;
       }
       json live = *got;
-      const json* ctrl = controller_of(live);
+      const json* ctrl = op::controller_of(live);
       if (ctrl == nullptr || ctrl->value("uid", "") != cluster_uid) {
         fail(step, cli::make_error(cli::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
                                    "etcdmember \"" + p_.ns + "/" + m + "\"", "B17: it is not ours to take over"));
@@ -559,7 +545,7 @@ class Pipeline {
     std::string uid;
     for (const auto& m : p_.member_names) {
       const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
-      const json* ctrl = pod != nullptr ? controller_of(*pod) : nullptr;
+      const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
       if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
         uid = ctrl->value("uid", "");
       }
@@ -596,7 +582,7 @@ class Pipeline {
     const std::string step = "legacy-leftovers";
     bool acted = false;
     // E8: the StatefulSet's ControllerRevisions, by the names recorded.
-    json facts = json::parse(annotation(cluster_, op::kAnnAdoption), nullptr, false);
+    json facts = json::parse(op::annotation(cluster_, op::kAnnAdoption), nullptr, false);
     std::vector<std::pair<const kube::Resource*, std::string>> todo;
     if (facts.is_object()) {
       for (const auto& name : facts.value("controllerRevisions", json::array())) {
@@ -613,7 +599,7 @@ class Pipeline {
           if (is_not_found(pdb.error())) continue;
           fail(step, pdb.error());
         }
-        const json* ctrl = controller_of(*pdb);
+        const json* ctrl = op::controller_of(*pdb);
         if (ctrl != nullptr && ctrl->value("apiVersion", "") == op::kApiVersion) continue;
       }
       auto res = k_.remove(*r, p_.ns, name);
@@ -815,7 +801,7 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, ApplyReport& rep
       if (op::string_at(f, "/metadata/namespace") == ns && op::string_at(f, "/metadata/name") == name) successor = &f;
     }
     bool adopted = op::find_at(l, "/metadata/deletionTimestamp") != nullptr && successor != nullptr &&
-                   annotation(*successor, op::kAnnAdoptedFrom) == op::string_at(l, "/metadata/uid");
+                   op::annotation(*successor, op::kAnnAdoptedFrom) == op::string_at(l, "/metadata/uid");
     if (!adopted) {
       report.webhooks_note = "kept: the legacy EtcdCluster " + ns + "/" + name + " is not adopted yet";
       return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "migrate/translate.h"
+#include "operator/meta.h"
 #include "operator/names.h"
 
 namespace migrate {
@@ -28,23 +29,6 @@ namespace {
 
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
 
-// The controller owner reference of an object, or null.
-const json* controller_of(const json& object) {
-  const json* refs = op::find_at(object, "/metadata/ownerReferences");
-  if (refs == nullptr || !refs->is_array()) return nullptr;
-  for (const auto& r : *refs) {
-    if (r.value("controller", false)) return &r;
-  }
-  return nullptr;
-}
-
-std::string annotation(const json& object, std::string_view key) {
-  const json* a = op::find_at(object, "/metadata/annotations");
-  if (a == nullptr || !a->is_object()) return {};
-  auto it = a->find(std::string(key));
-  return it != a->end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // D10: an existing new-API EtcdCluster is ours only with our marker for this
 // legacy UID and, once prefilled, the same cluster ID.
 void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
@@ -52,7 +36,7 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
   std::string cluster_uid;
   if (facts.new_cluster) {
     const json& nc = *facts.new_cluster;
-    std::string marker = annotation(nc, op::kAnnAdoptedFrom);
+    std::string marker = op::annotation(nc, op::kAnnAdoptedFrom);
     std::string id = op::string_at(nc, "/status/clusterID");
     cluster_uid = op::string_at(nc, "/metadata/uid");
     if (marker != legacy.uid) {
@@ -69,7 +53,7 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
     }
   }
   for (const auto& [name, member] : facts.new_members) {
-    const json* ctrl = controller_of(member);
+    const json* ctrl = op::controller_of(member);
     bool ours = cluster_ok && ctrl != nullptr && ctrl->value("kind", "") == op::kKindEtcdCluster &&
                 ctrl->value("name", "") == legacy.name && ctrl->value("uid", "") == cluster_uid;
     std::string id = op::string_at(member, "/status/memberID");
@@ -93,7 +77,7 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
 void check_service_c(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
   if (!facts.service_c || legacy.client_service() == legacy.name || legacy.headless_service() == legacy.name) return;
   const json& svc = *facts.service_c;
-  const json* ctrl = controller_of(svc);
+  const json* ctrl = op::controller_of(svc);
   bool native = op::string_at(svc, "/spec/clusterIP") == "None" && ctrl != nullptr &&
                 ctrl->value("kind", "") == op::kKindEtcdCluster && ctrl->value("name", "") == legacy.name &&
                 ctrl->value("apiVersion", "") == op::kApiVersion;
@@ -261,7 +245,7 @@ ClusterPlan plan_cluster(const op::LegacyCluster& legacy, const ClusterFacts& fa
   plan.live_auth = facts.live_auth;
 
   if (legacy.deleting) {
-    bool marked = facts.new_cluster && annotation(*facts.new_cluster, op::kAnnAdoptedFrom) == legacy.uid;
+    bool marked = facts.new_cluster && op::annotation(*facts.new_cluster, op::kAnnAdoptedFrom) == legacy.uid;
     plan.action = marked ? ClusterAction::Adopted : ClusterAction::Ignored;
     plan.verdicts.push_back(
         marked ? Verdict{"N13", "already adopted: the legacy EtcdCluster is Terminating and the new EtcdCluster "

@@ -10,6 +10,7 @@
 #include "kube/base64.h"
 #include "migrate/inspect.h"
 #include "operator/legacy_cluster.h"
+#include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -37,21 +38,6 @@ bool VerifyReport::ok() const {
 
 namespace {
 
-std::string annotation(const json& object, std::string_view key) {
-  const json* a = op::find_at(object, "/metadata/annotations");
-  if (a == nullptr || !a->is_object()) return {};
-  return a->value(std::string(key), "");
-}
-
-const json* controller_of(const json& object) {
-  const json* refs = op::find_at(object, "/metadata/ownerReferences");
-  if (refs == nullptr || !refs->is_array()) return nullptr;
-  for (const auto& r : *refs) {
-    if (r.value("controller", false)) return &r;
-  }
-  return nullptr;
-}
-
 const json* by_name(const json& list, const std::string& name) {
   for (const auto& o : list) {
     if (op::string_at(o, "/metadata/name") == name) return &o;
@@ -65,7 +51,7 @@ class Verifier {
       : k_(k), cluster_(cluster), request_(request) {
     v_.ns = op::string_at(cluster, "/metadata/namespace");
     v_.name = op::string_at(cluster, "/metadata/name");
-    facts_ = json::parse(annotation(cluster, op::kAnnAdoption), nullptr, false);
+    facts_ = json::parse(op::annotation(cluster, op::kAnnAdoption), nullptr, false);
   }
 
   ClusterVerification run() {
@@ -119,7 +105,7 @@ class Verifier {
 
   void legacy() {
     auto l = k_.get(op::resources::legacy_etcdclusters, v_.ns, v_.name);
-    std::string marker = annotation(cluster_, op::kAnnAdoptedFrom);
+    std::string marker = op::annotation(cluster_, op::kAnnAdoptedFrom);
     if (!l) {
       bool gone = l.error().kind == cli::ErrorKind::NotFound || l.error().reason == "NotServed";
       add("LEGACY", gone, gone ? "the legacy EtcdCluster is gone" : l.error().one_line());
@@ -193,10 +179,10 @@ class Verifier {
     for (const auto& member : target_.member_objects) {
       std::string m = op::string_at(member, "/metadata/name");
       std::string uid = op::string_at(member, "/metadata/uid");
-      const json* c = controller_of(member);
+      const json* c = op::controller_of(member);
       if (c == nullptr || c->value("uid", "") != cluster_uid) problems += " EtcdMember " + m + ": not controlled by the EtcdCluster;";
       const json* pod = by_name(target_.pod_objects, m);
-      const json* pc = pod != nullptr ? controller_of(*pod) : nullptr;
+      const json* pc = pod != nullptr ? op::controller_of(*pod) : nullptr;
       if (pc == nullptr || pc->value("uid", "") != uid) problems += " pod " + m + ": not controlled by its EtcdMember;";
       if (pod != nullptr) {
         const json* labels = op::find_at(*pod, "/metadata/labels");
@@ -206,7 +192,7 @@ class Verifier {
         }
       }
       auto pvc = pvcs_.find(m);
-      const json* vc = pvc != pvcs_.end() ? controller_of(pvc->second) : nullptr;
+      const json* vc = pvc != pvcs_.end() ? op::controller_of(pvc->second) : nullptr;
       if (vc == nullptr || vc->value("uid", "") != uid) problems += " PVC " + op::member_pvc(m) + ": not controlled by its EtcdMember;";
     }
     add("OWNERS", problems.empty(), problems.empty() ? "EtcdCluster -> EtcdMembers -> pods and PVCs" : problems);
@@ -315,7 +301,7 @@ cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequ
   std::vector<json> adopted;
   std::set<std::string> namespaces;
   for (const auto& c : (*list)["items"]) {
-    if (annotation(c, op::kAnnAdoptedFrom).empty()) continue;
+    if (op::annotation(c, op::kAnnAdoptedFrom).empty()) continue;
     if (!request.name.empty() && op::string_at(c, "/metadata/name") != request.name) continue;
     adopted.push_back(c);
     namespaces.insert(op::string_at(c, "/metadata/namespace"));
