@@ -130,9 +130,11 @@ class Runner {
     if (s == "count") return count();
     if (s == "wait-new") return wait_new();
     if (s == "force-delete-pod") return force_delete_pod();
+    if (s == "mark-roll") return mark_roll();
     if (s == "delete-pod") return delete_pod();
     if (s == "wait-pod") return wait_pod();
     if (s == "rejoin") return rejoin();
+    if (s == "unmark-roll") return unmark_roll();
     return cli::make_error(cli::ErrorKind::Failed, "unknown step " + s);
   }
 
@@ -575,6 +577,40 @@ class Runner {
   }
 
   // --- roll (admin.md 4.7) ------------------------------------------------------
+  std::string rolling_mark(const json& m) {
+    const std::string key(op::kAnnRollingPodUid);
+    const json anns = m.value("/metadata/annotations"_json_pointer, json::object());
+    return anns.contains(key) && anns[key].is_string() ? anns[key].get<std::string>() : std::string();
+  }
+
+  // Before the delete: the EtcdMember names the Pod being replaced, so a run
+  // killed after the delete is finished by a re-run without a second one.
+  cli::Result<Outcome> mark_roll() {
+    auto m = member(plan_.member);
+    if (!m) return std::move(m).error();
+    const std::string mark = rolling_mark(*m);
+    if (mark == plan_.pod_uid) return Outcome{"skipped", "already marked"};
+    if (!mark.empty()) {
+      return cli::make_error(cli::ErrorKind::Refused, "EtcdMember " + plan_.member + " is marked as rolling Pod " + mark +
+                                                           " meanwhile", {}, "re-run to finish that roll");
+    }
+    json patch = {{"metadata", {{"annotations", {{std::string(op::kAnnRollingPodUid), plan_.pod_uid}}}}}};
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge, guarded(*m, patch));
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "rolling Pod " + plan_.pod_uid};
+  }
+
+  // Done: only our own mark goes; another value is not this roll's.
+  cli::Result<Outcome> unmark_roll() {
+    auto m = member(plan_.member);
+    if (!m) return std::move(m).error();
+    if (rolling_mark(*m) != plan_.pod_uid) return Outcome{"skipped", "not marked"};
+    json patch = {{"metadata", {{"annotations", {{std::string(op::kAnnRollingPodUid), nullptr}}}}}};
+    auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge, guarded(*m, patch));
+    if (!r) return std::move(r).error();
+    return Outcome{"done", "annotation removed"};
+  }
+
   cli::Result<Outcome> delete_pod() {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();

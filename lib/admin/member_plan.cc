@@ -25,6 +25,12 @@ bool boolean(const json& j, const json::json_pointer& p) {
   return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
 }
 std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
+std::string annotation(const json& o, std::string_view key) {
+  if (!o.contains("/metadata/annotations"_json_pointer)) return {};
+  const json& a = o["metadata"]["annotations"];
+  auto it = a.find(std::string(key));
+  return it != a.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
 bool dormant(const json& o) { return boolean(o, "/spec/dormant"_json_pointer); }
 bool pending(const json& o) {
@@ -800,12 +806,31 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
     }
   }
   const json* pod = pod_of(s, p.member);
-  if (pod != nullptr) p.pod_uid = str(*pod, "/metadata/uid"_json_pointer);
-  step(p, "delete-pod", pod != nullptr ? "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " +
-                                             op::member_pvc(p.member)
-                                       : "no Pod " + p.member + " now: the operator creates it");
-  step(p, "wait-pod", "wait until the new Pod " + p.member + " is Ready");
+  const std::string now = pod != nullptr ? str(*pod, "/metadata/uid"_json_pointer) : std::string();
+  // An earlier run marked the Pod it replaces before deleting it: only that
+  // UID is ever deleted, so a re-run does not roll the operator's new Pod.
+  const std::string marked = annotation(*m, op::kAnnRollingPodUid);
+  const std::string pvc = op::member_pvc(p.member);
+  if (!marked.empty()) {
+    p.resume = true;
+    p.pod_uid = marked;
+    if (now == marked) {
+      step(p, "delete-pod", "delete Pod " + p.member + " " + marked + " (marked by an earlier run, uid precondition); "
+                            "the operator recreates it with PVC " + pvc);
+    }
+  } else if (pod != nullptr) {
+    p.pod_uid = now;
+    step(p, "mark-roll", "annotate EtcdMember " + p.member + " " + std::string(op::kAnnRollingPodUid) + "=" + now +
+                             " (resourceVersion guard): a re-run then knows which Pod it replaces");
+    step(p, "delete-pod", "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " + pvc);
+  } else {
+    step(p, "delete-pod", "no Pod " + p.member + " now: the operator creates it");
+  }
+  step(p, "wait-pod", "wait until the new Pod " + p.member + " is Ready" +
+                          (p.resume && now != marked ? " (an earlier run deleted Pod " + marked + "; not deleted again)"
+                                                     : std::string()));
   step(p, "rejoin", "wait until " + p.member + " answers Status again as the same member");
+  if (!p.pod_uid.empty()) step(p, "unmark-roll", "remove the annotation " + std::string(op::kAnnRollingPodUid));
 }
 
 }  // namespace

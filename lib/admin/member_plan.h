@@ -71,7 +71,7 @@ struct MemberPlan {
   std::string added;        // add part: the EtcdMember being added (empty: created by the plan)
   std::uint64_t id = 0;     // etcd member ID when known
   std::string peer_url;     // of the target, when known
-  std::string pod_uid;      // roll: the Pod to replace (a re-run finds a newer one)
+  std::string pod_uid;      // roll: the Pod being replaced (a re-run: the one the EtcdMember is marked with)
   bool voter = false;
   bool resume = false;      // an earlier run stopped mid-way; this one finishes it
   bool was_ready = false;   // remove: the EtcdMember had Ready=True

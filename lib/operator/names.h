@@ -54,6 +54,9 @@ inline constexpr std::string_view kAnnAdoption = "cli.etcd-operator.cozystack.io
 inline constexpr std::string_view kAnnRenderedBy = "cli.etcd-operator.cozystack.io/rendered-by";
 inline constexpr std::string_view kAnnReplicasBeforeBreakGlass =
     "cli.etcd-operator.cozystack.io/replicas-before-break-glass";
+// On an EtcdMember while `member roll` replaces its Pod: the UID of the Pod
+// being replaced, so a re-run can tell the operator's new Pod from the old.
+inline constexpr std::string_view kAnnRollingPodUid = "cli.etcd-operator.cozystack.io/rolling-pod-uid";
 
 // --- legacy defaults -----------------------------------------------------------
 inline constexpr std::string_view kLegacyDefaultImage = "quay.io/coreos/etcd:v3.5.12";

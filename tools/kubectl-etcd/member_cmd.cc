@@ -205,7 +205,9 @@ void setup_member_roll(CLI::App& sub, cli::Action& action, cli::Program& program
              "the data and the member ID come back. Waits until the new Pod is Ready and the member answers.\n"
              "For Pods `check` reports as HAND_RENDERED_POD, and for restarts such as a CA rotation.\n"
              "Refused (exit 3) for Memory members (a new Pod starts empty), when the operator is not active,\n"
-             "and when the voters left during the restart would lose quorum. Exit 4: timed out waiting.");
+             "and when the voters left during the restart would lose quorum. Exit 4: timed out waiting.\n"
+             "The EtcdMember is annotated with the UID of the Pod being replaced until the member is back: a\n"
+             "re-run after a stop deletes only that Pod, never the operator's new one.");
   sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
 }
 

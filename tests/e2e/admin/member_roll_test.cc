@@ -44,6 +44,60 @@ void recreate_when_gone(const NativeCluster& c, const std::string& pod, const js
   e2e::kubectl({"create", "-f", "-"}, p.dump());
 }
 
+// The roll's mark on the EtcdMember (empty: none).
+std::string rolling_mark(const NativeCluster& c, const std::string& m) {
+  const json em = json::parse(c.kubectl({"get", "etcdmember", m, "-o", "json"}));
+  return em["metadata"].value("annotations", json::object()).value("cli.etcd-operator.cozystack.io/rolling-pod-uid", "");
+}
+
+// A roll killed right after `step`, then run again: exactly one Pod
+// replacement (the UID the stand-in created stays), the same member ID, the
+// mark gone.
+void killed_roll(const NativeCluster& c, const std::string& m, const std::string& id, const std::string& step) {
+  CAPTURE(step);
+  const json old = json::parse(c.kubectl({"get", "pod", m, "-o", "json"}));
+  const std::string old_uid = old["metadata"]["uid"];
+  // After the mark nothing is deleted yet: no stand-in for the killed run.
+  std::thread standin;
+  if (step != "mark-roll") standin = std::thread([&c, &m, &old] { recreate_when_gone(c, m, old); });
+  auto k = c.tool_via("direct", {"member", "roll", m}, {"--yes", "--timeout", "90s"},
+                      {{"KUBECTL_ETCD_TEST_KILL_AFTER", step}});
+  if (standin.joinable()) standin.join();
+  INFO("killed roll: " << k.err);
+  REQUIRE(k.rc == 137);
+  CHECK(rolling_mark(c, m) == old_uid);
+  // The mark is ours, not a finding of `check`.
+  auto chk = c.tool({"check"}, {"-o", "json"});
+  CHECK(chk.out.find("rolling-pod-uid") == std::string::npos);
+  check_i1_i3(c, "roll stopped after " + step);
+
+  auto dry = c.tool({"member", "roll", m}, {"--dry-run", "-o", "json"});
+  REQUIRE_MESSAGE(dry.rc == 0, dry.out << dry.err);
+  const json plan = json::parse(dry.out);
+  CHECK(plan["resume"] == true);
+  CHECK(plan["steps"][0]["step"] == (step == "mark-roll" ? "delete-pod" : "wait-pod"));
+  CHECK(c.tool({"member", "roll", m}, {"--dry-run"}).out.find("resuming an earlier run") != std::string::npos);
+
+  std::string replaced = pod_uid(c, m);
+  std::thread second;
+  if (step == "mark-roll") {
+    // The marked Pod is still there: the re-run deletes it, once.
+    CHECK(replaced == old_uid);
+    second = std::thread([&c, &m, &old] { recreate_when_gone(c, m, old); });
+  }
+  auto r = c.tool({"member", "roll", m}, {"--yes", "-o", "json", "--timeout", "90s"});
+  if (second.joinable()) second.join();
+  INFO("re-run: " << r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(json::parse(r.out)["id"] == id);
+  const std::string now = pod_uid(c, m);
+  CHECK(now != old_uid);
+  if (step != "mark-roll") CHECK(now == replaced);  // the operator's new Pod was not deleted again
+  CHECK(etcd_id_of(c, m) == id);
+  CHECK(rolling_mark(c, m).empty());
+  check_clean(c, "roll re-run after " + step);
+}
+
 }  // namespace
 
 TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals") {
@@ -61,7 +115,8 @@ TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals")
 
   auto dry = c.tool({"member", "roll", m4}, {"--dry-run", "-o", "json"});
   REQUIRE_MESSAGE(dry.rc == 0, dry.out << dry.err);
-  CHECK(json::parse(dry.out)["steps"][0]["step"] == "delete-pod");
+  CHECK(json::parse(dry.out)["steps"][0]["step"] == "mark-roll");
+  CHECK(json::parse(dry.out)["steps"][1]["step"] == "delete-pod");
 
   const json old = json::parse(c.kubectl({"get", "pod", m4, "-o", "json"}));
   std::thread operator_standin([&c, &m4, &old] { recreate_when_gone(c, m4, old); });
@@ -77,14 +132,21 @@ TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals")
   check_clean(c, "after the roll");
   CHECK_FALSE(has(finding_codes(c), "HAND_RENDERED_POD"));
   CHECK(c.ctl({"--endpoints", endpoint_of(c, ms[0]), "get", "roll/before", "--print-value-only"}) == "kept\n");
+  CHECK(rolling_mark(c, m4).empty());
+
+  // Resumable: killed after the mark (the Pod not deleted yet), and after
+  // the delete (the operator's new Pod must not be deleted again).
+  killed_roll(c, m4, id, "mark-roll");
+  killed_roll(c, m4, id, "delete-pod");
 
   // Refused: the operator is not active (nothing would recreate the Pod).
+  const std::string before_refusal = pod_uid(c, m4);
   c.kubectl({"patch", "lease", "aa20b3a9.etcd-operator.cozystack.io", "--type=merge", "-p",
              R"({"spec":{"leaseDurationSeconds":1,"renewTime":"2026-01-01T00:00:00.000000Z"}})"});
   auto inactive = c.tool({"member", "roll", m4}, {"--yes"});
   CHECK(inactive.rc == 3);
   CHECK(inactive.err.find("operator is not active") != std::string::npos);
-  CHECK(pod_uid(c, m4) == now);
+  CHECK(pod_uid(c, m4) == before_refusal);
 
   // Refused: a Memory member (its new Pod would start empty).
   const std::string version = c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.version}"});

@@ -223,8 +223,9 @@ TEST_CASE("roll: a PVC member through the active operator; Memory members and an
   s.pods[1]["metadata"]["uid"] = "pod-uid-b";
   auto p = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
   CHECK_FALSE(p.refused());
-  CHECK(ids(p) == std::vector<std::string>{"delete-pod", "wait-pod", "rejoin"});
+  CHECK(ids(p) == std::vector<std::string>{"mark-roll", "delete-pod", "wait-pod", "rejoin", "unmark-roll"});
   CHECK(p.pod_uid == "pod-uid-b");
+  CHECK_FALSE(p.resume);
   CHECK(p.id == 2);
   CHECK(admin::plan_member(s, req(admin::MemberOp::Roll, "0000000000000002", false)).member == "c-bbbbb");
   auto mem = s;
@@ -237,6 +238,31 @@ TEST_CASE("roll: a PVC member through the active operator; Memory members and an
   down.healthy = {1, 3};
   CHECK(refused_with(admin::plan_member(down, req(admin::MemberOp::Roll, "c-aaaaa", false)), "quorum"));
   CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Roll, "nobody", false)).not_found.empty());
+}
+
+TEST_CASE("roll resumes from the mark on the EtcdMember and never deletes a Pod it did not mark") {
+  auto s = converged(true);
+  s.members[1]["metadata"]["annotations"]["cli.etcd-operator.cozystack.io/rolling-pod-uid"] = "pod-uid-b";
+  // Killed between the mark and the delete: the marked Pod is still there.
+  s.pods[1]["metadata"]["uid"] = "pod-uid-b";
+  auto before = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
+  CHECK_FALSE(before.refused());
+  CHECK(before.resume);
+  CHECK(ids(before) == std::vector<std::string>{"delete-pod", "wait-pod", "rejoin", "unmark-roll"});
+  CHECK(before.pod_uid == "pod-uid-b");
+  // Killed after the delete: the operator's new Pod is not deleted again.
+  s.pods[1]["metadata"]["uid"] = "pod-uid-new";
+  auto after = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
+  CHECK(after.resume);
+  CHECK(ids(after) == std::vector<std::string>{"wait-pod", "rejoin", "unmark-roll"});
+  CHECK(after.pod_uid == "pod-uid-b");
+  CHECK(admin::plan_text(after).find("resuming an earlier run") != std::string::npos);
+  // No Pod yet: likewise only the waits.
+  s.pods.erase(1);
+  s.healthy = {1, 3};
+  auto none = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
+  CHECK_FALSE(none.refused());
+  CHECK(ids(none) == std::vector<std::string>{"wait-pod", "rejoin", "unmark-roll"});
 }
 
 TEST_CASE("promote: a learner with a Ready Pod; an orphan learner is refused") {
