@@ -577,18 +577,12 @@ class Runner {
   }
 
   // --- roll (admin.md 4.7) ------------------------------------------------------
-  std::string rolling_mark(const json& m) {
-    const std::string key(op::kAnnRollingPodUid);
-    const json anns = m.value("/metadata/annotations"_json_pointer, json::object());
-    return anns.contains(key) && anns[key].is_string() ? anns[key].get<std::string>() : std::string();
-  }
-
   // Before the delete: the EtcdMember names the Pod being replaced, so a run
   // killed after the delete is finished by a re-run without a second one.
   cli::Result<Outcome> mark_roll() {
     auto m = member(plan_.member);
     if (!m) return std::move(m).error();
-    const std::string mark = rolling_mark(*m);
+    const std::string mark = op::annotation(*m, op::kAnnRollingPodUid);
     if (mark == plan_.pod_uid) return Outcome{"skipped", "already marked"};
     if (!mark.empty()) {
       return cli::make_error(cli::ErrorKind::Refused, "EtcdMember " + plan_.member + " is marked as rolling Pod " + mark +
@@ -604,7 +598,7 @@ class Runner {
   cli::Result<Outcome> unmark_roll() {
     auto m = member(plan_.member);
     if (!m) return std::move(m).error();
-    if (rolling_mark(*m) != plan_.pod_uid) return Outcome{"skipped", "not marked"};
+    if (op::annotation(*m, op::kAnnRollingPodUid) != plan_.pod_uid) return Outcome{"skipped", "not marked"};
     json patch = {{"metadata", {{"annotations", {{std::string(op::kAnnRollingPodUid), nullptr}}}}}};
     auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge, guarded(*m, patch));
     if (!r) return std::move(r).error();

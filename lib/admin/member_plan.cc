@@ -25,12 +25,6 @@ bool boolean(const json& j, const json::json_pointer& p) {
   return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
 }
 std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
-std::string annotation(const json& o, std::string_view key) {
-  if (!o.contains("/metadata/annotations"_json_pointer)) return {};
-  const json& a = o["metadata"]["annotations"];
-  auto it = a.find(std::string(key));
-  return it != a.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
 bool dormant(const json& o) { return boolean(o, "/spec/dormant"_json_pointer); }
 bool pending(const json& o) {
@@ -809,7 +803,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
   const std::string now = pod != nullptr ? str(*pod, "/metadata/uid"_json_pointer) : std::string();
   // An earlier run marked the Pod it replaces before deleting it: only that
   // UID is ever deleted, so a re-run does not roll the operator's new Pod.
-  const std::string marked = annotation(*m, op::kAnnRollingPodUid);
+  const std::string marked = op::annotation(*m, op::kAnnRollingPodUid);
   const std::string pvc = op::member_pvc(p.member);
   if (!marked.empty()) {
     p.resume = true;
