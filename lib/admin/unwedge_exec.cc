@@ -2,7 +2,6 @@
 
 #include <ctime>
 
-#include "admin/target.h"
 #include "cli/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -59,18 +58,15 @@ class Fixer {
     return o;
   }
 
-  // The EtcdMember's ID, name or peer URL in a fresh linearizable MemberList.
-  cli::Result<bool> listed(const json& m, std::uint64_t id) {
-    auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
-    if (!cl) return std::move(cl).error();
+  // The fix's member ID, name or peer URL (as planned) in a fresh
+  // linearizable MemberList.
+  cli::Result<bool> listed(const UnwedgeFix& f) {
     auto l = env_.session->etcd->member_list(true);
     if (!l) return std::move(l).error();
-    const std::string name = str(m, "/metadata/name"_json_pointer);
-    const std::string url = peer_url(*cl, m);
     for (const auto& e : l->members) {
-      if ((id != 0 && e.id == id) || (!name.empty() && e.name == name)) return true;
+      if ((f.etcd_id != 0 && e.id == f.etcd_id) || (!f.member.empty() && e.name == f.member)) return true;
       for (const auto& u : e.peer_urls) {
-        if (u == url) return true;
+        if (!f.peer_url.empty() && u == f.peer_url) return true;
       }
     }
     return false;
@@ -81,7 +77,7 @@ class Fixer {
     if (!m) return std::move(m).error();
     if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
     if (str(*m, "/status/memberID"_json_pointer).empty()) return Outcome{"skipped", "no memberID"};
-    auto l = listed(*m, f.etcd_id);
+    auto l = listed(f);
     if (!l) return std::move(l).error();
     if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
     kube::PatchOptions po;
@@ -104,7 +100,7 @@ class Fixer {
       else fins.push_back(x);
     }
     if (!had) return Outcome{"skipped", "no finalizer"};
-    auto l = listed(*m, f.etcd_id);
+    auto l = listed(f);
     if (!l) return std::move(l).error();
     if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + ": the finalizer stays");
     auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,

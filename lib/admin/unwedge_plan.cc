@@ -66,17 +66,20 @@ void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
   for (const auto& m : s.members) {
     if (!deleting(m)) continue;
     const std::string name = name_of(m);
+    const std::string url = peer_url(s.cluster, m);
     // etcd still lists it: the finalizer's MemberRemove has work to do.
-    if (find_etcd(s, stored_id(m), name, peer_url(s.cluster, m)) != nullptr) continue;
+    if (find_etcd(s, stored_id(m), name, url) != nullptr) continue;
     if (stored_id(m) != 0 || !str(m, "/status/memberID"_json_pointer).empty()) {
       p.fixes.push_back({"clear-id", "terminating-ghost", name, stored_id(m),
                          "status merge patch memberID \"\" on EtcdMember " + name +
-                             " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it"});
+                             " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it",
+                         url});
     }
     if (!p.operator_active && has_finalizer(m)) {
       p.fixes.push_back({"release", "terminating-ghost", name, 0,
                          "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer of " + name +
-                             " (the operator is not active to do it)"});
+                             " (the operator is not active to do it)",
+                         url});
     }
   }
 }
@@ -94,7 +97,7 @@ void orphan_learners(const LiveState& s, UnwedgePlan& p) {
       continue;
     }
     p.fixes.push_back({"remove-learner", "orphan-learner", m != nullptr ? name_of(*m) : std::string(), e.id,
-                       "MemberRemove learner " + hex(e.id) + " (" + why + "); learners never count for quorum"});
+                       "MemberRemove learner " + hex(e.id) + " (" + why + "); learners never count for quorum", {}});
   }
 }
 
@@ -112,7 +115,8 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
     p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
                        "status merge patch progressDeadline " + d +
                            " to a past time: the operator ends the reconcile at its next pass (DeadlineExceeded, "
-                           "or RetryAfterDeadline when spec differs from observed)"});
+                           "or RetryAfterDeadline when spec differs from observed)",
+                       {}});
   }
 }
 

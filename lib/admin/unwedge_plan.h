@@ -28,6 +28,7 @@ struct UnwedgeFix {
   std::string member;   // EtcdMember name, when one is involved
   std::uint64_t etcd_id = 0;
   std::string text;
+  std::string peer_url;  // the member's (clear-id, release): what the absence check looks for
 };
 
 // A symptom this command does not write a fix for, and what does.

@@ -51,6 +51,7 @@ TEST_CASE("a Terminating EtcdMember etcd no longer lists: clear its ID; release 
   auto p = admin::plan_unwedge(s, {}, Clock::now());
   CHECK(fixes(p) == std::vector<std::string>{"clear-id:terminating-ghost"});
   CHECK(p.fixes[0].member == "c-ccccc");
+  CHECK(p.fixes[0].peer_url == "https://c-ccccc.c.ns.svc:2380");  // what the fix's absence check looks for
   auto down = s;
   down.operator_state->active = false;
   CHECK(fixes(admin::plan_unwedge(down, {}, Clock::now())) ==
