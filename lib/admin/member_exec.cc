@@ -74,8 +74,6 @@ class Runner {
   }
 
  private:
-  using Outcome = std::pair<std::string, std::string>;  // outcome, detail
-
   cli::Result<Outcome> with_retries(const std::string& step) {
     for (int attempt = 0;; ++attempt) {
       auto r = do_step(step);
@@ -97,17 +95,6 @@ class Runner {
     return o;
   }
   cli::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
-  const etcd::Member* find(const etcd::MemberList& l, std::uint64_t id, const std::string& name,
-                           const std::string& url) {
-    for (const auto& m : l.members) {
-      if (id != 0 && m.id == id) return &m;
-    }
-    for (const auto& m : l.members) {
-      if (!name.empty() && m.name == name) return &m;
-      if (!url.empty() && std::find(m.peer_urls.begin(), m.peer_urls.end(), url) != m.peer_urls.end()) return &m;
-    }
-    return nullptr;
-  }
 
   // --- steps ---------------------------------------------------------------------
   cli::Result<Outcome> do_step(const std::string& s) {
@@ -192,7 +179,7 @@ class Runner {
     const std::string url = peer_url(*cl, *m);
     auto l = members_now();
     if (!l) return std::move(l).error();
-    if (const auto* e = find(*l, 0, {}, url)) {
+    if (const auto* e = find_member(*l, 0, {}, url)) {
       added_id_ = e->id;
       add_members_ = l->members;
       return Outcome{"skipped", "already registered as " + hex(e->id)};
@@ -209,7 +196,7 @@ class Runner {
       if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
       auto again = members_now();
       if (!again) return std::move(again).error();
-      const auto* e = find(*again, 0, {}, url);
+      const auto* e = find_member(*again, 0, {}, url);
       if (e == nullptr) return std::move(r).error();
       added_id_ = e->id;
       add_members_ = again->members;
@@ -323,7 +310,7 @@ class Runner {
       if (!cl) return std::move(cl).error();
       auto l = members_now();
       if (!l) return std::move(l).error();
-      const auto* e = find(*l, 0, adding(), peer_url(*cl, *m));
+      const auto* e = find_member(*l, 0, adding(), peer_url(*cl, *m));
       if (e == nullptr) return std::optional<Outcome>();
       added_id_ = e->id;
       kube::PatchOptions po;
@@ -347,7 +334,7 @@ class Runner {
     if (!m) return std::move(m).error();
     auto l = members_now();
     if (!l) return std::move(l).error();
-    const auto* e = find(*l, 0, promoting(), peer_url(*cl, *m));
+    const auto* e = find_member(*l, 0, promoting(), peer_url(*cl, *m));
     if (e == nullptr) return cli::make_error(cli::ErrorKind::Failed, "etcd does not list " + promoting());
     added_id_ = e->id;
     return e->id;
@@ -369,7 +356,7 @@ class Runner {
     // Confirmed by a fresh linearizable MemberList (4.3 step 3).
     auto l = members_now();
     if (!l) return std::move(l).error();
-    const auto* e = find(*l, *id, {}, {});
+    const auto* e = find_member(*l, *id, {}, {});
     if (e == nullptr || e->is_learner) {
       return cli::make_error(cli::ErrorKind::Failed, "etcd does not list " + hex(*id) + " as a voter after the promotion");
     }
@@ -381,7 +368,7 @@ class Runner {
     if (!id) return std::move(id).error();
     auto l = members_now();
     if (!l) return std::move(l).error();
-    const auto* e = find(*l, *id, {}, {});
+    const auto* e = find_member(*l, *id, {}, {});
     if (e == nullptr || e->is_learner) {
       return cli::make_error(cli::ErrorKind::Failed, "etcd does not report " + promoting() + " as a voter yet");
     }
@@ -464,7 +451,7 @@ class Runner {
       if (!s) continue;
       if (s->leader != 0) leader = s->leader;
       if (s->is_leader()) leader_ep = ep;
-      const auto* e = find(*l, id, {}, {});
+      const auto* e = find_member(*l, id, {}, {});
       if (e != nullptr && !e->is_learner && id != plan_.id) candidates.emplace_back(id, s->raft_applied_index);
     }
     if (leader != plan_.id) return Outcome{"skipped", "the target does not lead"};
@@ -505,8 +492,8 @@ class Runner {
     auto l = members_now();
     if (!l) return std::move(l).error();
     std::string url = plan_.peer_url;
-    if (find(*l, plan_.id, plan_.member, url) == nullptr) return Outcome{"skipped", "etcd does not list it"};
-    const auto* e = find(*l, plan_.id, plan_.member, url);
+    if (find_member(*l, plan_.id, plan_.member, url) == nullptr) return Outcome{"skipped", "etcd does not list it"};
+    const auto* e = find_member(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
     cli::Result<std::vector<etcd::Member>> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
     auto waited = retry_while_unhealthy(
@@ -520,33 +507,13 @@ class Runner {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
       auto again = members_now();
       if (!again) return std::move(again).error();
-      if (find(*again, id, plan_.member, url) != nullptr) return std::move(r).error();
+      if (find_member(*again, id, plan_.member, url) != nullptr) return std::move(r).error();
       return Outcome{"skipped", "already removed"};
     }
     return Outcome{"done", "removed " + hex(id)};
   }
 
-  cli::Result<Outcome> release() {
-    auto l = members_now();
-    if (!l) return std::move(l).error();
-    if (find(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) {
-      return cli::make_error(cli::ErrorKind::Failed, "etcd still lists " + plan_.member + ": the finalizer stays");
-    }
-    auto m = get_opt(op::resources::etcdmembers, plan_.member);
-    if (!m) return std::move(m).error();
-    if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
-    json fins = json::array();
-    bool had = false;
-    for (const auto& f : m->value("/metadata/finalizers"_json_pointer, json::array())) {
-      if (f == std::string(op::kMemberFinalizer)) had = true;
-      else fins.push_back(f);
-    }
-    if (!had) return Outcome{"skipped", "no finalizer"};
-    auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
-                         guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
-    if (!r && !not_found(r.error())) return std::move(r).error();
-    return Outcome{"done", "finalizer removed"};
-  }
+  cli::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
 
   // admin.md 4.4 step 6. Only after etcd stopped listing the member (with the
   // operator active its finalizer does the removal): a Pod force-deleted
@@ -558,7 +525,7 @@ class Runner {
     auto gone = poll("waiting until etcd no longer lists " + plan_.member, [&]() -> cli::Result<std::optional<Outcome>> {
       auto l = members_now();
       if (!l) return std::move(l).error();
-      if (find(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) return std::optional<Outcome>();
+      if (find_member(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) return std::optional<Outcome>();
       return std::optional<Outcome>(Outcome{});
     });
     if (!gone) return std::move(gone).error();
@@ -736,6 +703,31 @@ class Runner {
 };
 
 }  // namespace
+
+cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
+                                       const std::string& peer_url) {
+  kube::Client& kube = *env.kube;
+  const std::string& ns = env.session->target.ns;
+  auto m = kube.get(op::resources::etcdmembers, ns, member);
+  if (!m && not_found(m.error())) return Outcome{"skipped", "EtcdMember gone"};
+  if (!m) return std::move(m).error();
+  json fins = json::array();
+  bool had = false;
+  for (const auto& f : m->value("/metadata/finalizers"_json_pointer, json::array())) {
+    if (f == std::string(op::kMemberFinalizer)) had = true;
+    else fins.push_back(f);
+  }
+  if (!had) return Outcome{"skipped", "no finalizer"};
+  auto l = env.session->etcd->member_list(true);
+  if (!l) return std::move(l).error();
+  if (find_member(*l, id, member, peer_url) != nullptr) {
+    return cli::make_error(cli::ErrorKind::Failed, "etcd still lists " + member + ": the finalizer stays");
+  }
+  auto r = kube.patch(op::resources::etcdmembers, ns, member, kube::PatchType::Merge,
+                      guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
+  if (!r && !not_found(r.error())) return std::move(r).error();
+  return Outcome{"done", "finalizer removed"};
+}
 
 cli::Status retry_while_unhealthy(const std::function<bool()>& attempt, std::chrono::milliseconds timeout,
                                   const std::function<void(const std::string&)>& progress) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,9 @@ struct ExecOptions {
   std::function<void(const std::string& step)> after_step;    // a step finished (test seam)
 };
 
+// What a step (or an unwedge fix) did: its outcome (done, skipped) and detail.
+using Outcome = std::pair<std::string, std::string>;
+
 struct StepResult {
   std::string step;
   std::string outcome;  // done, skipped
@@ -59,6 +63,13 @@ struct ExecReport {
 // caller keeps the call's own result.
 cli::Status retry_while_unhealthy(const std::function<bool()>& attempt, std::chrono::milliseconds timeout,
                                   const std::function<void(const std::string&)>& progress);
+
+// Drops the member finalizer of EtcdMember `member` (admin.md 4.4 step 5):
+// skipped when the object is gone or holds no finalizer; refused (an error)
+// while a fresh linearizable MemberList still lists `id`, the name or
+// `peer_url` (4.8); the merge patch is guarded by the resourceVersion read.
+cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
+                                       const std::string& peer_url);
 
 cli::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options);

@@ -351,15 +351,20 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
           {"spec", pod_spec}};
 }
 
-const etcd::Member* find_etcd(const LiveState& s, std::uint64_t id, const std::string& name, const std::string& url) {
-  for (const auto& m : s.etcd.members) {
+const etcd::Member* find_member(const etcd::MemberList& l, std::uint64_t id, const std::string& name,
+                                const std::string& url) {
+  for (const auto& m : l.members) {
     if (id != 0 && m.id == id) return &m;
   }
-  for (const auto& m : s.etcd.members) {
+  for (const auto& m : l.members) {
     if (!name.empty() && m.name == name) return &m;
     if (!url.empty() && std::find(m.peer_urls.begin(), m.peer_urls.end(), url) != m.peer_urls.end()) return &m;
   }
   return nullptr;
+}
+
+const etcd::Member* find_etcd(const LiveState& s, std::uint64_t id, const std::string& name, const std::string& url) {
+  return find_member(s.etcd, id, name, url);
 }
 
 // --- planning ---------------------------------------------------------------------

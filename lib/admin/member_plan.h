@@ -109,6 +109,10 @@ std::string image_repository(const nlohmann::json& deployment, const nlohmann::j
 nlohmann::json render_pvc(const nlohmann::json& member);
 nlohmann::json render_pod(const nlohmann::json& cluster, const nlohmann::json& member, const std::string& repo,
                           const std::string& rendered_by);
+// The member of `l` with `id` (when not 0), else the first with that name or
+// peer URL (either when not empty); nullptr when none.
+const etcd::Member* find_member(const etcd::MemberList& l, std::uint64_t id, const std::string& name,
+                                const std::string& url);
 // Members etcd lists as `id` (or by the EtcdMember's name or peer URL).
 const etcd::Member* find_etcd(const LiveState& s, std::uint64_t id, const std::string& name, const std::string& url);
 // Parses a member ID: hex (with or without leading zeros) or decimal.

@@ -41,8 +41,6 @@ class Fixer {
   Fixer(MemberEnv& env, const ExecOptions& o)
       : env_(env), kube_(*env.kube), o_(o), ns_(env.session->target.ns), c_(env.session->target.cluster) {}
 
-  using Outcome = std::pair<std::string, std::string>;
-
   cli::Result<Outcome> run(const UnwedgeFix& f) {
     if (f.id == "clear-id") return clear_id(f);
     if (f.id == "release") return release(f);
@@ -63,13 +61,7 @@ class Fixer {
   cli::Result<bool> listed(const UnwedgeFix& f) {
     auto l = env_.session->etcd->member_list(true);
     if (!l) return std::move(l).error();
-    for (const auto& e : l->members) {
-      if ((f.etcd_id != 0 && e.id == f.etcd_id) || (!f.member.empty() && e.name == f.member)) return true;
-      for (const auto& u : e.peer_urls) {
-        if (!f.peer_url.empty() && u == f.peer_url) return true;
-      }
-    }
-    return false;
+    return find_member(*l, f.etcd_id, f.member, f.peer_url) != nullptr;
   }
 
   cli::Result<Outcome> clear_id(const UnwedgeFix& f) {
@@ -88,26 +80,7 @@ class Fixer {
     return Outcome{"done", "memberID cleared"};
   }
 
-  // Never before a linearizable MemberList shows the member absent (4.8).
-  cli::Result<Outcome> release(const UnwedgeFix& f) {
-    auto m = member(f.member);
-    if (!m) return std::move(m).error();
-    if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
-    json fins = json::array();
-    bool had = false;
-    for (const auto& x : m->value("/metadata/finalizers"_json_pointer, json::array())) {
-      if (x == std::string(op::kMemberFinalizer)) had = true;
-      else fins.push_back(x);
-    }
-    if (!had) return Outcome{"skipped", "no finalizer"};
-    auto l = listed(f);
-    if (!l) return std::move(l).error();
-    if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + ": the finalizer stays");
-    auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,
-                         guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
-    if (!r && !not_found(r.error())) return std::move(r).error();
-    return Outcome{"done", "finalizer removed"};
-  }
+  cli::Result<Outcome> release(const UnwedgeFix& f) { return release_finalizer(env_, f.member, f.etcd_id, f.peer_url); }
 
   cli::Result<Outcome> remove_learner(const UnwedgeFix& f) {
     auto l = env_.session->etcd->member_list(true);
@@ -166,7 +139,7 @@ cli::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const U
   Fixer fixer(env, options);
   std::vector<UnwedgeOutcome> out;
   for (const auto& f : plan.fixes) {
-    cli::Result<Fixer::Outcome> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
+    cli::Result<Outcome> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
     // A 409: the object changed between read and write; read and decide again.
     for (int attempt = 0; attempt < 5; ++attempt) {
       r = fixer.run(f);
