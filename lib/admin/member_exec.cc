@@ -184,14 +184,7 @@ class Runner {
       add_members_ = l->members;
       return Outcome{"skipped", "already registered as " + hex(e->id)};
     }
-    cli::Result<etcd::MemberAddResult> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
-    auto waited = retry_while_unhealthy(
-        [&] {
-          r = env_.session->etcd->member_add({url}, true);
-          return !r && r.error().reason == etcd::reason::kUnhealthyCluster;
-        },
-        o_.timeout, o_.progress);
-    if (!waited) return std::move(waited).error();
+    auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_add({url}, true); }, o_.timeout, o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
       auto again = members_now();
@@ -495,14 +488,7 @@ class Runner {
     if (find_member(*l, plan_.id, plan_.member, url) == nullptr) return Outcome{"skipped", "etcd does not list it"};
     const auto* e = find_member(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
-    cli::Result<std::vector<etcd::Member>> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
-    auto waited = retry_while_unhealthy(
-        [&] {
-          r = env_.session->etcd->member_remove(id);
-          return !r && r.error().reason == etcd::reason::kUnhealthyCluster;
-        },
-        o_.timeout, o_.progress);
-    if (!waited) return std::move(waited).error();
+    auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(id); }, o_.timeout, o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
       auto again = members_now();
@@ -729,21 +715,18 @@ cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member
   return Outcome{"done", "finalizer removed"};
 }
 
-cli::Status retry_while_unhealthy(const std::function<bool()>& attempt, std::chrono::milliseconds timeout,
-                                  const std::function<void(const std::string&)>& progress) {
-  const auto end = Clock::now() + timeout;
-  auto delay = std::chrono::milliseconds(500);
-  while (attempt()) {
-    if (Clock::now() + delay > end) {
-      return cli::make_error(cli::ErrorKind::Timeout,
-                             "timed out after " + std::to_string(timeout.count() / 1000) +
-                                 "s waiting: etcd refuses membership changes until its members are connected a while",
-                             {}, "re-run the same command to resume");
-    }
-    if (progress) progress("etcd refuses membership changes until its members are connected a while");
-    std::this_thread::sleep_for(delay);
-    delay = std::min(delay * 2, std::chrono::milliseconds(5000));
+cli::Status detail::unhealthy_pause(Clock::time_point end, std::chrono::milliseconds& delay,
+                                    std::chrono::milliseconds timeout,
+                                    const std::function<void(const std::string&)>& progress) {
+  if (Clock::now() + delay > end) {
+    return cli::make_error(cli::ErrorKind::Timeout,
+                           "timed out after " + std::to_string(timeout.count() / 1000) +
+                               "s waiting: etcd refuses membership changes until its members are connected a while",
+                           {}, "re-run the same command to resume");
   }
+  if (progress) progress("etcd refuses membership changes until its members are connected a while");
+  std::this_thread::sleep_for(delay);
+  delay = std::min(delay * 2, std::chrono::milliseconds(5000));
   return {};
 }
 

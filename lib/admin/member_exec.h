@@ -15,6 +15,7 @@
 #include "admin/member_plan.h"
 #include "admin/session.h"
 #include "cli/result.h"
+#include "etcd/errors.h"
 
 namespace kube {
 class Client;
@@ -56,13 +57,29 @@ struct ExecReport {
   std::vector<StepResult> steps;
 };
 
-// Calls `attempt` again, with backoff (500 ms doubling to 5 s) up to
-// `timeout`, while it returns true: etcd answered "unhealthy cluster", its
-// strict reconfiguration check refusing membership changes until every
-// member has been connected a while (right after another change). The
-// caller keeps the call's own result.
-cli::Status retry_while_unhealthy(const std::function<bool()>& attempt, std::chrono::milliseconds timeout,
-                                  const std::function<void(const std::string&)>& progress);
+namespace detail {
+// One pause of retry_while_unhealthy: the Timeout error when sleeping `delay`
+// would pass `end`; else reports progress, sleeps and doubles `delay` (to 5 s).
+cli::Status unhealthy_pause(std::chrono::steady_clock::time_point end, std::chrono::milliseconds& delay,
+                            std::chrono::milliseconds timeout, const std::function<void(const std::string&)>& progress);
+}  // namespace detail
+
+// Makes the etcd membership call `call` (returning a cli::Result) again, with
+// backoff (500 ms doubling to 5 s) up to `timeout`, while it fails with
+// "unhealthy cluster": etcd's strict reconfiguration check refusing
+// membership changes until every member has been connected a while (right
+// after another change). Returns the call's last result, or a Timeout error.
+template <class Call>
+auto retry_while_unhealthy(Call&& call, std::chrono::milliseconds timeout,
+                           const std::function<void(const std::string&)>& progress) -> decltype(call()) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  auto delay = std::chrono::milliseconds(500);
+  for (;;) {
+    auto r = call();
+    if (r || r.error().reason != etcd::reason::kUnhealthyCluster) return r;
+    if (auto paused = detail::unhealthy_pause(end, delay, timeout, progress); !paused) return std::move(paused).error();
+  }
+}
 
 // Drops the member finalizer of EtcdMember `member` (admin.md 4.4 step 5):
 // skipped when the object is gone or holds no finalizer; refused (an error)

@@ -91,14 +91,8 @@ class Fixer {
     }
     if (e == nullptr) return Outcome{"skipped", "etcd does not list it"};
     if (!e->is_learner) return cli::make_error(cli::ErrorKind::Failed, "member " + hex(f.etcd_id) + " was promoted meanwhile");
-    cli::Result<std::vector<etcd::Member>> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
-    auto waited = retry_while_unhealthy(
-        [&] {
-          r = env_.session->etcd->member_remove(f.etcd_id);
-          return !r && r.error().reason == etcd::reason::kUnhealthyCluster;
-        },
-        o_.timeout, o_.progress);
-    if (!waited) return std::move(waited).error();
+    auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(f.etcd_id); }, o_.timeout,
+                                   o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
       auto again = env_.session->etcd->member_list(true);
