@@ -50,6 +50,16 @@ json guarded(const json& obj, json patch) {
   return patch;
 }
 
+// The items of cluster c's objects of kind r: a LIST by the cluster label.
+cli::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, const std::string& ns,
+                                const std::string& c) {
+  kube::ListOptions lo;
+  lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
+  auto l = kube.list_all(r, ns, lo);
+  if (!l) return std::move(l).error();
+  return std::move((*l)["items"]);
+}
+
 class Runner {
  public:
   Runner(MemberEnv& env, const MemberPlan& plan, const MemberRequest& req, const ExecOptions& o)
@@ -89,6 +99,7 @@ class Runner {
   // --- reads ---------------------------------------------------------------------
   cli::Result<json> cluster() { return kube_.get(op::resources::etcdclusters, ns_, c_); }
   cli::Result<json> member(const std::string& m) { return kube_.get(op::resources::etcdmembers, ns_, m); }
+  cli::Result<json> items(const kube::Resource& r) { return cluster_items(kube_, r, ns_, c_); }
   cli::Result<json> get_opt(const kube::Resource& r, const std::string& name) {
     auto o = kube_.get(r, ns_, name);
     if (!o && not_found(o.error())) return json();
@@ -226,11 +237,9 @@ class Runner {
     if (!m) return std::move(m).error();
     auto [dns, dname] = split_coords(env_.operator_deployment);
     auto dep = kube_.get(kube::resources::deployments, dns, dname);
-    kube::ListOptions lo;
-    lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
-    auto pods = kube_.list_all(kube::resources::pods, ns_, lo);
+    auto pods = items(kube::resources::pods);
     if (!pods) return std::move(pods).error();
-    const std::string repo = image_repository(dep ? *dep : json(), (*pods)["items"]);
+    const std::string repo = image_repository(dep ? *dep : json(), *pods);
     if (str(*m, "/spec/storage/medium"_json_pointer) != "Memory") {
       auto pvc = get_opt(kube::resources::persistentvolumeclaims, op::member_pvc(adding()));
       if (!pvc) return std::move(pvc).error();
@@ -393,12 +402,10 @@ class Runner {
     if (p->is_null()) return Outcome{"skipped", "no PodDisruptionBudget"};
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
-    kube::ListOptions lo;
-    lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
-    auto ms = kube_.list_all(op::resources::etcdmembers, ns_, lo);
+    auto ms = items(op::resources::etcdmembers);
     if (!ms) return std::move(ms).error();
     long long voters = 0;
-    for (const auto& m : (*ms)["items"]) {
+    for (const auto& m : *ms) {
       if (!m.contains("/metadata/deletionTimestamp"_json_pointer) && !m.value("/spec/dormant"_json_pointer, false) &&
           m.value("/status/isVoter"_json_pointer, false)) {
         ++voters;
@@ -591,13 +598,11 @@ class Runner {
     return poll("waiting for " + plan_.member + " to answer again", [&]() -> cli::Result<std::optional<Outcome>> {
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
-      kube::ListOptions lo;
-      lo.label_selector = std::string(op::kLabelCluster) + "=" + c_;
-      auto ms = kube_.list_all(op::resources::etcdmembers, ns_, lo);
+      auto ms = items(op::resources::etcdmembers);
       if (!ms) return std::move(ms).error();
-      auto pods = kube_.list_all(kube::resources::pods, ns_, lo);
+      auto pods = items(kube::resources::pods);
       if (!pods) return std::move(pods).error();
-      for (const auto& t : member_targets(*cl, (*ms)["items"], (*pods)["items"])) {
+      for (const auto& t : member_targets(*cl, *ms, *pods)) {
         if (t.name != plan_.member || t.endpoint.empty()) continue;
         etcd::Config cfg = env_.session->target.config;
         cfg.endpoints = {t.endpoint};
@@ -739,14 +744,12 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   auto cl = kube.get(op::resources::etcdclusters, ns, c);
   if (!cl) return std::move(cl).error();
   st.cluster = std::move(cl.value());
-  kube::ListOptions lo;
-  lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
-  auto ms = kube.list_all(op::resources::etcdmembers, ns, lo);
+  auto ms = cluster_items(kube, op::resources::etcdmembers, ns, c);
   if (!ms) return std::move(ms).error();
-  st.members = (*ms)["items"];
-  auto pods = kube.list_all(kube::resources::pods, ns, lo);
+  st.members = std::move(ms.value());
+  auto pods = cluster_items(kube, kube::resources::pods, ns, c);
   if (!pods) return std::move(pods).error();
-  st.pods = (*pods)["items"];
+  st.pods = std::move(pods.value());
   auto pdb = kube.get(kube::resources::poddisruptionbudgets, ns, c);
   if (pdb) st.pdb = std::move(pdb.value());
   else if (!not_found(pdb.error())) return std::move(pdb).error();
