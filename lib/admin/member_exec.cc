@@ -4,11 +4,13 @@
 #include <thread>
 
 #include "admin/consistency.h"
+#include "admin/kube_util.h"
 #include "admin/target.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
@@ -20,12 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string str(const json& j, const json::json_pointer& p) {
-  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
-}
-std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
-std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
-bool not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
+std::string name_of(const json& o) { return op::string_at(o, "/metadata/name"); }
 bool conflict(const cli::Error& e) { return e.reason == "Conflict"; }
 
 std::pair<std::string, std::string> split_coords(const std::string& coords) {
@@ -42,12 +39,6 @@ bool pod_ready(const json& pod) {
     if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
   }
   return false;
-}
-
-// A PATCH body carrying the object's resourceVersion: a 409 when it changed (I10).
-json guarded(const json& obj, json patch) {
-  patch["metadata"]["resourceVersion"] = str(obj, "/metadata/resourceVersion"_json_pointer);
-  return patch;
 }
 
 // The items of cluster c's objects of kind r: a LIST by the cluster label.
@@ -193,7 +184,7 @@ class Runner {
     if (const auto* e = find_member(*l, 0, {}, url)) {
       added_id_ = e->id;
       add_members_ = l->members;
-      return Outcome{"skipped", "already registered as " + hex(e->id)};
+      return Outcome{"skipped", "already registered as " + etcd::format_member_id(e->id)};
     }
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_add({url}, true); }, o_.timeout, o_.progress);
     if (!r) {
@@ -204,17 +195,17 @@ class Runner {
       if (e == nullptr) return std::move(r).error();
       added_id_ = e->id;
       add_members_ = again->members;
-      return Outcome{"skipped", "already registered as " + hex(e->id)};
+      return Outcome{"skipped", "already registered as " + etcd::format_member_id(e->id)};
     }
     added_id_ = r->member.id;
     add_members_ = r->members;
-    return Outcome{"done", "learner " + hex(added_id_)};
+    return Outcome{"done", "learner " + etcd::format_member_id(added_id_)};
   }
 
   cli::Result<Outcome> wire() {
     auto m = member(adding());
     if (!m) return std::move(m).error();
-    if (!str(*m, "/spec/initialCluster"_json_pointer).empty()) return Outcome{"skipped", "already wired"};
+    if (!op::string_at(*m, "/spec/initialCluster").empty()) return Outcome{"skipped", "already wired"};
     if (add_members_.empty()) {
       auto l = members_now();
       if (!l) return std::move(l).error();
@@ -240,7 +231,7 @@ class Runner {
     auto pods = items(kube::resources::pods);
     if (!pods) return std::move(pods).error();
     const std::string repo = image_repository(dep ? *dep : json(), *pods);
-    if (str(*m, "/spec/storage/medium"_json_pointer) != "Memory") {
+    if (op::string_at(*m, "/spec/storage/medium") != "Memory") {
       auto pvc = get_opt(kube::resources::persistentvolumeclaims, op::member_pvc(adding()));
       if (!pvc) return std::move(pvc).error();
       if (pvc->is_null()) {
@@ -258,9 +249,9 @@ class Runner {
     if (!pod) return std::move(pod).error();
     auto m = member(adding());
     if (!m) return std::move(m).error();
-    const bool mem = str(*m, "/spec/storage/medium"_json_pointer) == "Memory";
+    const bool mem = op::string_at(*m, "/spec/storage/medium") == "Memory";
     json status = {{"podName", adding()},
-                   {"podUID", str(*pod, "/metadata/uid"_json_pointer)},
+                   {"podUID", op::string_at(*pod, "/metadata/uid")},
                    {"pvcName", mem ? std::string() : op::member_pvc(adding())},
                    {"replicas", 1},
                    {"selector", std::string(op::kLabelCluster) + "=" + c_ + "," + std::string(op::kLabelComponent) +
@@ -275,7 +266,7 @@ class Runner {
     auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
                          guarded(*m, {{"status", status}}), po);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "pod " + str(*pod, "/metadata/uid"_json_pointer)};
+    return Outcome{"done", "pod " + op::string_at(*pod, "/metadata/uid")};
   }
 
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
@@ -302,8 +293,8 @@ class Runner {
     return poll("waiting for pod " + adding() + " to be Ready", [&]() -> cli::Result<std::optional<Outcome>> {
       auto m = member(adding());
       if (!m) return std::move(m).error();
-      if (!str(*m, "/status/memberID"_json_pointer).empty()) {
-        return std::optional<Outcome>(Outcome{"skipped", str(*m, "/status/memberID"_json_pointer)});
+      if (!op::string_at(*m, "/status/memberID").empty()) {
+        return std::optional<Outcome>(Outcome{"skipped", op::string_at(*m, "/status/memberID")});
       }
       auto pod = get_opt(kube::resources::pods, adding());
       if (!pod) return std::move(pod).error();
@@ -318,9 +309,9 @@ class Runner {
       kube::PatchOptions po;
       po.subresource = "status";
       auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
-                           guarded(*m, {{"status", {{"memberID", hex(e->id)}}}}), po);
+                           guarded(*m, {{"status", {{"memberID", etcd::format_member_id(e->id)}}}}), po);
       if (!r) return std::move(r).error();
-      return std::optional<Outcome>(Outcome{"done", "memberID " + hex(e->id)});
+      return std::optional<Outcome>(Outcome{"done", "memberID " + etcd::format_member_id(e->id)});
     });
   }
 
@@ -347,7 +338,7 @@ class Runner {
     if (!id) return std::move(id).error();
     auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> cli::Result<std::optional<Outcome>> {
       auto p = env_.session->etcd->member_promote(*id);
-      if (p) return std::optional<Outcome>(Outcome{"done", "promoted " + hex(*id)});
+      if (p) return std::optional<Outcome>(Outcome{"done", "promoted " + etcd::format_member_id(*id)});
       if (p.error().reason == etcd::reason::kLearnerNotReady) return std::optional<Outcome>();
       if (p.error().reason == etcd::reason::kMemberNotLearner) {
         return std::optional<Outcome>(Outcome{"skipped", "already a voter"});
@@ -360,7 +351,8 @@ class Runner {
     if (!l) return std::move(l).error();
     const auto* e = find_member(*l, *id, {}, {});
     if (e == nullptr || e->is_learner) {
-      return cli::make_error(cli::ErrorKind::Failed, "etcd does not list " + hex(*id) + " as a voter after the promotion");
+      return cli::make_error(cli::ErrorKind::Failed,
+                             "etcd does not list " + etcd::format_member_id(*id) + " as a voter after the promotion");
     }
     return r;
   }
@@ -377,11 +369,12 @@ class Runner {
     auto m = member(promoting());
     if (!m) return std::move(m).error();
     std::string detail = "isVoter already true";
-    if (!m->value("/status/isVoter"_json_pointer, false) || str(*m, "/status/memberID"_json_pointer).empty()) {
+    if (!m->value("/status/isVoter"_json_pointer, false) || op::string_at(*m, "/status/memberID").empty()) {
       kube::PatchOptions po;
       po.subresource = "status";
       auto r = kube_.patch(op::resources::etcdmembers, ns_, promoting(), kube::PatchType::Merge,
-                           guarded(*m, {{"status", {{"isVoter", true}, {"memberID", hex(*id)}}}}), po);
+                           guarded(*m, {{"status", {{"isVoter", true}, {"memberID", etcd::format_member_id(*id)}}}}),
+                           po);
       if (!r) return std::move(r).error();
       detail = "isVoter true";
     }
@@ -462,13 +455,13 @@ class Runner {
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
     auto r = env_.session->etcd->move_leader(leader_ep, best->first);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "leader now " + hex(best->first)};
+    return Outcome{"done", "leader now " + etcd::format_member_id(best->first)};
   }
 
   cli::Result<Outcome> clear_id() {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
-    if (m->is_null() || str(*m, "/status/memberID"_json_pointer).empty()) return Outcome{"skipped", "no memberID"};
+    if (m->is_null() || op::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
@@ -482,7 +475,7 @@ class Runner {
     if (!m) return std::move(m).error();
     if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
     kube::DeleteOptions d;
-    d.precondition_uid = str(*m, "/metadata/uid"_json_pointer);
+    d.precondition_uid = op::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
     if (!r && !not_found(r.error())) return std::move(r).error();
     return Outcome{"done", "deleted"};
@@ -503,7 +496,7 @@ class Runner {
       if (find_member(*again, id, plan_.member, url) != nullptr) return std::move(r).error();
       return Outcome{"skipped", "already removed"};
     }
-    return Outcome{"done", "removed " + hex(id)};
+    return Outcome{"done", "removed " + etcd::format_member_id(id)};
   }
 
   cli::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
@@ -522,14 +515,14 @@ class Runner {
       return std::optional<Outcome>(Outcome{});
     });
     if (!gone) return std::move(gone).error();
-    const std::string node = str(*pod, "/spec/nodeName"_json_pointer);
+    const std::string node = op::string_at(*pod, "/spec/nodeName");
     if (!node.empty()) {
       auto n = kube_.get(kube::resources::nodes, "", node);
       if (!n && !not_found(n.error())) return std::move(n).error();
       if (n && pod_ready(*n)) return Outcome{"skipped", "Node " + node + " is Ready: its kubelet finishes the deletion"};
     }
     kube::DeleteOptions d;
-    d.precondition_uid = str(*pod, "/metadata/uid"_json_pointer);
+    d.precondition_uid = op::string_at(*pod, "/metadata/uid");
     d.grace_period_seconds = 0;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
     if (!r && !not_found(r.error())) return std::move(r).error();
@@ -569,7 +562,7 @@ class Runner {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();
     if (pod->is_null()) return Outcome{"skipped", "no Pod"};
-    if (str(*pod, "/metadata/uid"_json_pointer) != plan_.pod_uid) return Outcome{"skipped", "already a new Pod"};
+    if (op::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Outcome{"skipped", "already a new Pod"};
     if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
     kube::DeleteOptions d;
     d.precondition_uid = plan_.pod_uid;
@@ -583,11 +576,11 @@ class Runner {
                 [&]() -> cli::Result<std::optional<Outcome>> {
                   auto pod = get_opt(kube::resources::pods, plan_.member);
                   if (!pod) return std::move(pod).error();
-                  if (pod->is_null() || str(*pod, "/metadata/uid"_json_pointer) == plan_.pod_uid ||
+                  if (pod->is_null() || op::string_at(*pod, "/metadata/uid") == plan_.pod_uid ||
                       pod->contains("/metadata/deletionTimestamp"_json_pointer) || !pod_ready(*pod)) {
                     return std::optional<Outcome>();
                   }
-                  return std::optional<Outcome>(Outcome{"done", "Pod " + str(*pod, "/metadata/uid"_json_pointer)});
+                  return std::optional<Outcome>(Outcome{"done", "Pod " + op::string_at(*pod, "/metadata/uid")});
                 });
   }
 
@@ -611,7 +604,7 @@ class Runner {
         if (!c) return std::move(c).error();
         auto st = (*c)->status(t.endpoint);
         if (st && st->header.member_id == plan_.id) {
-          return std::optional<Outcome>(Outcome{"done", "member " + hex(plan_.id) + " answers"});
+          return std::optional<Outcome>(Outcome{"done", "member " + etcd::format_member_id(plan_.id) + " answers"});
         }
       }
       return std::optional<Outcome>();
@@ -780,7 +773,7 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   }
   if (nodes) {
     for (const auto& p : st.pods) {
-      const std::string node = str(p, "/spec/nodeName"_json_pointer);
+      const std::string node = op::string_at(p, "/spec/nodeName");
       if (node.empty() || st.node_ready.count(node)) continue;
       auto n = kube.get(kube::resources::nodes, "", node);
       if (!n && !not_found(n.error())) return std::move(n).error();
@@ -861,7 +854,7 @@ cli::Status restore_operator(MemberEnv& env) {
 nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& report) {
   nlohmann::ordered_json d = plan_document(plan);
   d["member"] = report.member;
-  d["id"] = report.id == 0 ? std::string() : hex(report.id);
+  d["id"] = report.id == 0 ? std::string() : etcd::format_member_id(report.id);
   d["steps"] = nlohmann::ordered_json::array();
   for (const auto& s : report.steps) d["steps"].push_back({{"step", s.step}, {"outcome", s.outcome}, {"detail", s.detail}});
   return d;

@@ -6,6 +6,7 @@
 #include "admin/consistency.h"
 #include "admin/target.h"
 #include "etcd/member_id.h"
+#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/meta.h"
 #include "operator/names.h"
 
@@ -15,24 +16,21 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string str(const json& j, const json::json_pointer& p) {
-  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
-}
 long long integer(const json& j, const json::json_pointer& p, long long dflt = 0) {
   return j.contains(p) && j.at(p).is_number_integer() ? j.at(p).get<long long>() : dflt;
 }
 bool boolean(const json& j, const json::json_pointer& p) {
   return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
 }
-std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
+std::string name_of(const json& o) { return op::string_at(o, "/metadata/name"); }
 bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
 bool dormant(const json& o) { return boolean(o, "/spec/dormant"_json_pointer); }
 bool pending(const json& o) {
-  return !deleting(o) && o.contains("/spec/initialCluster"_json_pointer) && str(o, "/spec/initialCluster"_json_pointer).empty();
+  return !deleting(o) && o.contains("/spec/initialCluster"_json_pointer) &&
+         op::string_at(o, "/spec/initialCluster").empty();
 }
-std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
 std::uint64_t stored_id(const json& m) {
-  auto s = str(m, "/status/memberID"_json_pointer);
+  auto s = op::string_at(m, "/status/memberID");
   if (s.empty()) return 0;
   auto id = etcd::parse_member_id(s);
   return id ? *id : 0;
@@ -101,11 +99,11 @@ std::vector<std::string> member_secrets(const json& cluster) {
   std::vector<std::string> out;
   std::string c = name_of(cluster);
   if (cluster.contains("/spec/tls/client"_json_pointer)) {
-    auto s = str(cluster, "/spec/tls/client/serverSecretRef/name"_json_pointer);
+    auto s = op::string_at(cluster, "/spec/tls/client/serverSecretRef/name");
     out.push_back(s.empty() ? op::cert_manager_server_secret(c) : s);
   }
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
-    auto s = str(cluster, "/spec/tls/peer/secretRef/name"_json_pointer);
+    auto s = op::string_at(cluster, "/spec/tls/peer/secretRef/name");
     out.push_back(s.empty() ? c + "-peer-tls" : s);
   }
   return out;
@@ -137,17 +135,17 @@ json new_member(const json& cluster) {
                {"kind", std::string(op::kKindEtcdMember)},
                {"metadata",
                 {{"generateName", c + "-"},
-                 {"namespace", str(cluster, "/metadata/namespace"_json_pointer)},
+                 {"namespace", op::string_at(cluster, "/metadata/namespace")},
                  {"labels", labels},
                  {"finalizers", json::array({std::string(op::kMemberFinalizer)})},
                  {"ownerReferences",
                   json::array({json(op::owner_reference(op::kKindEtcdCluster, c,
-                                                        str(cluster, "/metadata/uid"_json_pointer), true))})}}}};
+                                                        op::string_at(cluster, "/metadata/uid"), true))})}}}};
   json anns = strip_reserved(observed.contains("/additionalMetadata/annotations"_json_pointer)
                                  ? observed["additionalMetadata"]["annotations"] : json::object());
   if (!anns.empty()) body["metadata"]["annotations"] = anns;
   json spec = {{"clusterName", c}, {"initialCluster", ""},
-               {"clusterToken", str(cluster, "/status/clusterToken"_json_pointer)}};
+               {"clusterToken", op::string_at(cluster, "/status/clusterToken")}};
   for (const char* k : {"version", "storage", "resources", "additionalMetadata", "affinity",
                         "topologySpreadConstraints", "options", "imagePullSecrets"}) {
     if (observed.contains(k) && !observed[k].is_null()) spec[k] = observed[k];
@@ -155,14 +153,14 @@ json new_member(const json& cluster) {
   json tls = json::object();
   if (cluster.contains("/spec/tls/client"_json_pointer)) {
     const json& client = cluster["spec"]["tls"]["client"];
-    auto server = str(client, "/serverSecretRef/name"_json_pointer);
+    auto server = op::string_at(client, "/serverSecretRef/name");
     tls["clientServerSecretRef"] = {{"name", server.empty() ? op::cert_manager_server_secret(c) : server}};
     bool mtls = client.contains("operatorClientSecretRef") ||
                 client.contains("/certManager/operatorClientIssuerRef"_json_pointer);
     if (mtls) tls["clientMTLS"] = true;
   }
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
-    auto peer = str(cluster, "/spec/tls/peer/secretRef/name"_json_pointer);
+    auto peer = op::string_at(cluster, "/spec/tls/peer/secretRef/name");
     tls["peerSecretRef"] = {{"name", peer.empty() ? c + "-peer-tls" : peer}};
   } else if (op::annotation(cluster, op::kAnnPeerAutoTls) == "true") {
     tls["peerAutoTLS"] = true;
@@ -203,7 +201,7 @@ std::string image_repository(const json& deployment, const json& pods) {
 namespace {
 
 json owner_of(const json& member) {
-  return json(op::owner_reference(op::kKindEtcdMember, name_of(member), str(member, "/metadata/uid"_json_pointer),
+  return json(op::owner_reference(op::kKindEtcdMember, name_of(member), op::string_at(member, "/metadata/uid"),
                                   true));
 }
 
@@ -217,7 +215,7 @@ json merged_labels(const json& base, const json& spec) {
   return labels;
 }
 
-bool memory(const json& member) { return str(member, "/spec/storage/medium"_json_pointer) == "Memory"; }
+bool memory(const json& member) { return op::string_at(member, "/spec/storage/medium") == "Memory"; }
 
 }  // namespace
 
@@ -229,12 +227,12 @@ json render_pvc(const json& member) {
               {"kind", "PersistentVolumeClaim"},
               {"metadata",
                {{"name", op::member_pvc(m)},
-                {"namespace", str(member, "/metadata/namespace"_json_pointer)},
+                {"namespace", op::string_at(member, "/metadata/namespace")},
                 {"labels", merged_labels(json(op::member_labels(c, m)), spec)},
                 {"ownerReferences", json::array({owner_of(member)})}}},
               {"spec",
                {{"accessModes", json::array({"ReadWriteOnce"})},
-                {"resources", {{"requests", {{"storage", str(spec, "/storage/size"_json_pointer)}}}}}}}};
+                {"resources", {{"requests", {{"storage", op::string_at(spec, "/storage/size")}}}}}}}};
   json anns = strip_reserved(spec.contains("/additionalMetadata/annotations"_json_pointer)
                                  ? spec["additionalMetadata"]["annotations"] : json::object());
   if (!anns.empty()) pvc["metadata"]["annotations"] = anns;
@@ -246,7 +244,7 @@ json render_pvc(const json& member) {
 
 json render_pod(const json& cluster, const json& member, const std::string& repo, const std::string& rendered_by) {
   const std::string m = name_of(member);
-  const std::string ns = str(member, "/metadata/namespace"_json_pointer);
+  const std::string ns = op::string_at(member, "/metadata/namespace");
   const json& spec = member["spec"];
   const std::string c = spec.value("clusterName", "");
   std::string svc = op::annotation(member, op::kAnnHeadlessServiceName);
@@ -286,7 +284,8 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
   json mounts = json::array({{{"name", "data"}, {"mountPath", "/var/lib/etcd"}}});
   json volumes = json::array();
   if (memory(member)) {
-    volumes.push_back({{"name", "data"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", str(spec, "/storage/size"_json_pointer)}}}});
+    volumes.push_back(
+        {{"name", "data"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op::string_at(spec, "/storage/size")}}}});
   } else {
     volumes.push_back({{"name", "data"}, {"persistentVolumeClaim", {{"claimName", op::member_pvc(m)}}}});
   }
@@ -422,7 +421,7 @@ void step(MemberPlan& p, const char* id, std::string text) { p.steps.push_back({
 void common_checks(const LiveState& s, const Facts& f, MemberPlan& p) {
   const std::string c = name_of(s.cluster);
   if (deleting(s.cluster)) p.refusals.push_back("EtcdCluster " + c + " is being deleted");
-  if (str(s.cluster, "/status/clusterID"_json_pointer).empty()) {
+  if (op::string_at(s.cluster, "/status/clusterID").empty()) {
     p.refusals.push_back("EtcdCluster " + c + " has no status.clusterID: the cluster never formed");
   }
   if (f.observed <= 0) p.refusals.push_back("status.observed.replicas is 0: the cluster is paused");
@@ -432,7 +431,7 @@ void common_checks(const LiveState& s, const Facts& f, MemberPlan& p) {
   }
   for (const auto& m : s.etcd.members) {
     if (m.peer_urls.size() != 1) {
-      p.refusals.push_back("etcd member " + hex(m.id) + " has " + std::to_string(m.peer_urls.size()) +
+      p.refusals.push_back("etcd member " + etcd::format_member_id(m.id) + " has " + std::to_string(m.peer_urls.size()) +
                            " peer URLs; only members with exactly one are handled");
     }
   }
@@ -469,7 +468,8 @@ void in_flight_checks(const LiveState& s, const Facts& f, MemberPlan& p, const s
   for (const auto* l : f.learners) {
     const json* m = member_for(s, *l);
     if (m == nullptr) {
-      if (l->id != p.id) p.refusals.push_back("orphan learner " + hex(l->id) + " (no EtcdMember): `member remove " + hex(l->id) + "` first");
+      const std::string id = etcd::format_member_id(l->id);
+      if (l->id != p.id) p.refusals.push_back("orphan learner " + id + " (no EtcdMember): `member remove " + id + "` first");
     } else if (name_of(*m) != except && stored_id(*m) == 0) {
       p.refusals.push_back("learner " + name_of(*m) + " has not been Ready yet: an add is in flight (re-run `member add`)");
     }
@@ -490,7 +490,8 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
   for (const auto* l : f.learners) {
     const json* m = member_for(s, *l);
     if (m == nullptr) {
-      p.refusals.push_back("orphan learner " + hex(l->id) + " (no EtcdMember): `member remove " + hex(l->id) + "` first");
+      const std::string id = etcd::format_member_id(l->id);
+      p.refusals.push_back("orphan learner " + id + " (no EtcdMember): `member remove " + id + "` first");
       return;
     }
     if (resume == nullptr) resume = m;
@@ -590,7 +591,8 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   if (m == nullptr) m = member_for(s, *e);
   p.id = e->id;
   if (m == nullptr) {
-    p.refusals.push_back("learner " + hex(e->id) + " has no EtcdMember: an orphan learner is never promoted; `member remove " + hex(e->id) + "`");
+    const std::string id = etcd::format_member_id(e->id);
+    p.refusals.push_back("learner " + id + " has no EtcdMember: an orphan learner is never promoted; `member remove " + id + "`");
     return;
   }
   p.member = name_of(*m);
@@ -604,14 +606,16 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
     return;
   }
   if (deleting(*m) || dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is deleting or dormant");
-  if (str(*m, "/spec/initialCluster"_json_pointer).empty()) p.refusals.push_back("EtcdMember " + p.member + " is pending (no initialCluster)");
+  if (op::string_at(*m, "/spec/initialCluster").empty()) {
+    p.refusals.push_back("EtcdMember " + p.member + " is pending (no initialCluster)");
+  }
   const json* pod = pod_of(s, p.member);
   if (pod == nullptr || !has_condition(*pod, "Ready")) p.refusals.push_back("the Pod of " + p.member + " is not Ready");
   if (f.healthy_voters < f.voters && !r.force) {
     p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
                          " voter(s) do not answer and promotion raises the quorum size (--force to promote anyway)");
   }
-  step(p, "promote", "MemberPromote " + hex(e->id) + ", retried while the learner catches up");
+  step(p, "promote", "MemberPromote " + etcd::format_member_id(e->id) + ", retried while the learner catches up");
   if (p.mode == Mode::BreakGlass) {
     step(p, "mark-voter", "status isVoter true (and memberID), Pod role label voter");
     step(p, "pdb", "patch the PodDisruptionBudget if present");
@@ -622,7 +626,7 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
 // or gone; on a Ready Node the kubelet finishes the deletion itself.
 void force_delete_step(const LiveState& s, MemberPlan& p) {
   const json* pod = pod_of(s, p.member);
-  const std::string node = pod != nullptr ? str(*pod, "/spec/nodeName"_json_pointer) : std::string();
+  const std::string node = pod != nullptr ? op::string_at(*pod, "/spec/nodeName") : std::string();
   auto it = s.node_ready.find(node);
   if (!node.empty() && it != s.node_ready.end() && it->second) {
     p.refusals.push_back("Pod " + p.member + " is on Node " + node +
@@ -701,7 +705,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
     if (p.voter) {
       std::size_t left = f.healthy_voters - (s.healthy.count(e->id) ? 1 : 0);
       if (left < quorum(f.voters - 1)) {
-        p.refusals.push_back("removing voter " + hex(e->id) + " would leave " + std::to_string(left) +
+        p.refusals.push_back("removing voter " + etcd::format_member_id(e->id) + " would leave " + std::to_string(left) +
                              " healthy voter(s), fewer than the quorum " + std::to_string(quorum(f.voters - 1)) +
                              " of the " + std::to_string(f.voters - 1) + " left");
       }
@@ -712,13 +716,15 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
                                  : "a targeted shrink is break-glass only (the operator always drops the newest); pass --break-glass");
   }
   if (r.scale_down && f.observed <= 1) p.refusals.push_back("scaling to 0 by removal: pausing is spec.replicas 0");
-  const std::string target = p.member.empty() ? "etcd member " + hex(p.id) : "EtcdMember " + p.member;
+  const std::string target = p.member.empty() ? "etcd member " + etcd::format_member_id(p.id) : "EtcdMember " + p.member;
   if (r.force_delete_pod && (p.kind == TargetKind::Orphan || replace)) {
     p.refusals.push_back(replace ? "--force-delete-pod goes with `member remove`"
-                                 : "--force-delete-pod: etcd member " + hex(p.id) + " has no EtcdMember and no Pod");
+                                 : "--force-delete-pod: etcd member " + etcd::format_member_id(p.id) +
+                                       " has no EtcdMember and no Pod");
   }
   if (p.kind == TargetKind::Orphan) {
-    step(p, "remove-etcd", "MemberRemove " + hex(p.id) + " (" + (p.voter ? "stray voter" : "orphan learner") + ")");
+    step(p, "remove-etcd",
+         "MemberRemove " + etcd::format_member_id(p.id) + " (" + (p.voter ? "stray voter" : "orphan learner") + ")");
     return;
   }
   if (p.mode == Mode::Operator) {
@@ -738,9 +744,11 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
                          std::find((*m)["metadata"]["finalizers"].begin(), (*m)["metadata"]["finalizers"].end(),
                                    std::string(op::kMemberFinalizer)) != (*m)["metadata"]["finalizers"].end();
   step(p, "clear-id", "status merge patch memberID \"\" on " + target);
-  if (!finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + hex(p.id) + " (no finalizer holds the object)");
+  if (!finalizer && e != nullptr) {
+    step(p, "remove-etcd", "MemberRemove " + etcd::format_member_id(p.id) + " (no finalizer holds the object)");
+  }
   step(p, "delete-member", "delete " + target + " (uid precondition; the finalizer keeps it)");
-  if (finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + hex(p.id));
+  if (finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + etcd::format_member_id(p.id));
   step(p, "release", "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
   if (r.force_delete_pod) force_delete_step(s, p);
   if (r.scale_down) {
@@ -805,7 +813,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
     }
   }
   const json* pod = pod_of(s, p.member);
-  const std::string now = pod != nullptr ? str(*pod, "/metadata/uid"_json_pointer) : std::string();
+  const std::string now = pod != nullptr ? op::string_at(*pod, "/metadata/uid") : std::string();
   // An earlier run marked the Pod it replaces before deleting it: only that
   // UID is ever deleted, so a re-run does not roll the operator's new Pod.
   const std::string marked = op::annotation(*m, op::kAnnRollingPodUid);
@@ -883,7 +891,7 @@ nlohmann::ordered_json plan_document(const MemberPlan& p) {
   d["operation"] = op_name(p.op);
   d["mode"] = p.mode == Mode::BreakGlass ? "break-glass" : "operator";
   d["member"] = p.member;
-  d["id"] = p.id == 0 ? std::string() : hex(p.id);
+  d["id"] = p.id == 0 ? std::string() : etcd::format_member_id(p.id);
   d["kind"] = kinds[static_cast<int>(p.kind)];
   d["resume"] = p.resume;
   d["stopOperator"] = p.stop_operator;
@@ -899,7 +907,7 @@ std::string plan_text(const MemberPlan& p) {
   auto doc = plan_document(p);
   out << "plan: member " << op_name(p.op) << " (" << doc["mode"].get<std::string>() << ")";
   if (!p.member.empty()) out << " " << p.member;
-  if (p.id != 0) out << " " << hex(p.id);
+  if (p.id != 0) out << " " << etcd::format_member_id(p.id);
   if (p.resume) out << ", resuming an earlier run";
   out << "\n";
   if (p.stop_operator) out << "  stop the operator (replicas to 0), restore it afterwards\n";

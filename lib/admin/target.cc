@@ -8,6 +8,7 @@
 #include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/local_forward.h"
+#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -16,12 +17,6 @@ namespace admin {
 namespace {
 
 using json = nlohmann::json;
-
-std::string str(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p)) return {};
-  const auto& v = j.at(p);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
 
 bool flag(const json& j, const json::json_pointer& p) {
   return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
@@ -50,7 +45,7 @@ std::string svc_of(const json& cluster, const json& member) {
   if (member.contains("metadata") && member["metadata"].contains("annotations")) {
     svc = member["metadata"]["annotations"].value(std::string(op::kAnnHeadlessServiceName), "");
   }
-  return svc.empty() ? str(cluster, "/metadata/name"_json_pointer) : svc;
+  return svc.empty() ? op::string_at(cluster, "/metadata/name") : svc;
 }
 
 }  // namespace
@@ -137,34 +132,34 @@ std::string peer_url(const json& cluster, const json& member) {
                                                     : json::object();
     peer_tls = anns.value(ann, "") == "true";
   }
-  std::string m = str(member, "/metadata/name"_json_pointer);
-  std::string ns = str(cluster, "/metadata/namespace"_json_pointer);
+  std::string m = op::string_at(member, "/metadata/name");
+  std::string ns = op::string_at(cluster, "/metadata/namespace");
   return std::string(peer_tls ? "https" : "http") + "://" + op::member_dns(m, svc_of(cluster, member), ns) + ":" +
          std::to_string(op::kPeerPort);
 }
 
 std::vector<MemberTarget> member_targets(const json& cluster, const json& members, const json& pods) {
   std::map<std::string, const json*> pod_by_name;
-  for (const auto& p : pods) pod_by_name[str(p, "/metadata/name"_json_pointer)] = &p;
+  for (const auto& p : pods) pod_by_name[op::string_at(p, "/metadata/name")] = &p;
   const std::string scheme = client_tls(cluster) ? "https" : "http";
-  const std::string ns = str(cluster, "/metadata/namespace"_json_pointer);
+  const std::string ns = op::string_at(cluster, "/metadata/namespace");
   std::vector<MemberTarget> out;
   for (const auto& m : members) {
     MemberTarget t;
-    t.name = str(m, "/metadata/name"_json_pointer);
+    t.name = op::string_at(m, "/metadata/name");
     t.server_name = op::member_dns(t.name, svc_of(cluster, m), ns);
     t.voter = flag(m, "/status/isVoter"_json_pointer);
-    if (auto id = str(m, "/status/memberID"_json_pointer); !id.empty()) {
+    if (auto id = op::string_at(m, "/status/memberID"); !id.empty()) {
       if (auto parsed = etcd::parse_member_id(id)) t.id = *parsed;
     }
     auto it = pod_by_name.find(t.name);
     if (flag(m, "/spec/dormant"_json_pointer)) {
       t.problem = "member is dormant (cluster paused)";
-    } else if (str(m, "/spec/initialCluster"_json_pointer).empty()) {
+    } else if (op::string_at(m, "/spec/initialCluster").empty()) {
       t.problem = "member is pending (no Pod yet)";
     } else if (it == pod_by_name.end()) {
       t.problem = "pod \"" + t.name + "\" does not exist";
-    } else if (std::string ip = str(*it->second, "/status/podIP"_json_pointer); ip.empty()) {
+    } else if (std::string ip = op::string_at(*it->second, "/status/podIP"); ip.empty()) {
       t.problem = "pod \"" + t.name + "\" has no IP";
     } else {
       t.pod_ready = pod_ready(*it->second);
@@ -216,12 +211,12 @@ cli::Result<json> secret_data(kube::Client& kube, const std::string& ns, const s
 
 cli::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
   if (!client_tls(cluster)) return {};
-  const std::string ns = str(cluster, "/metadata/namespace"_json_pointer);
-  const std::string c = str(cluster, "/metadata/name"_json_pointer);
+  const std::string ns = op::string_at(cluster, "/metadata/namespace");
+  const std::string c = op::string_at(cluster, "/metadata/name");
   const json& client = cluster["spec"]["tls"]["client"];
-  std::string server_secret = str(client, "/serverSecretRef/name"_json_pointer);
+  std::string server_secret = op::string_at(client, "/serverSecretRef/name");
   if (server_secret.empty()) server_secret = op::cert_manager_server_secret(c);
-  std::string client_secret = str(client, "/operatorClientSecretRef/name"_json_pointer);
+  std::string client_secret = op::string_at(client, "/operatorClientSecretRef/name");
   if (client_secret.empty() && client.contains("certManager") && client["certManager"].contains("operatorClientIssuerRef")) {
     client_secret = op::cert_manager_operator_client_secret(c);
   }
@@ -273,7 +268,7 @@ cli::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const 
   } else if (!cluster.is_null() && flag(cluster, "/spec/auth/enabled"_json_pointer)) {
     // Used whether or not status.authEnabled is latched yet: while etcd has
     // auth off, the client goes on without a token.
-    name = str(cluster, "/spec/auth/rootCredentialsSecretRef/name"_json_pointer);
+    name = op::string_at(cluster, "/spec/auth/rootCredentialsSecretRef/name");
   }
   if (name.empty()) return {};
   if (kube == nullptr) {
@@ -347,7 +342,7 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
   if (o.connect == "port-forward") {
     // Only a running pod can be forwarded to; say so rather than time out.
     std::map<std::string, std::string> phase;
-    for (const auto& p : t.pod_objects) phase[str(p, "/metadata/name"_json_pointer)] = str(p, "/status/phase"_json_pointer);
+    for (const auto& p : t.pod_objects) phase[op::string_at(p, "/metadata/name")] = op::string_at(p, "/status/phase");
     for (auto& m : t.members) {
       if (m.endpoint.empty() || phase[m.name] == "Running") continue;
       m.problem = "pod \"" + m.name + "\" is not running (phase " + (phase[m.name].empty() ? "unknown" : phase[m.name]) + ")";

@@ -2,11 +2,13 @@
 
 #include <ctime>
 
+#include "admin/kube_util.h"
 #include "cli/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -16,16 +18,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string str(const json& j, const json::json_pointer& p) {
-  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
-}
-std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
-bool not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
-
-json guarded(const json& obj, json patch) {
-  patch["metadata"]["resourceVersion"] = str(obj, "/metadata/resourceVersion"_json_pointer);
-  return patch;
-}
 
 std::string rfc3339(std::chrono::system_clock::time_point t) {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);
@@ -68,7 +60,7 @@ class Fixer {
     auto m = member(f.member);
     if (!m) return std::move(m).error();
     if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
-    if (str(*m, "/status/memberID"_json_pointer).empty()) return Outcome{"skipped", "no memberID"};
+    if (op::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
     auto l = listed(f);
     if (!l) return std::move(l).error();
     if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
@@ -90,7 +82,10 @@ class Fixer {
       if (x.id == f.etcd_id) e = &x;
     }
     if (e == nullptr) return Outcome{"skipped", "etcd does not list it"};
-    if (!e->is_learner) return cli::make_error(cli::ErrorKind::Failed, "member " + hex(f.etcd_id) + " was promoted meanwhile");
+    if (!e->is_learner) {
+      return cli::make_error(cli::ErrorKind::Failed,
+                             "member " + etcd::format_member_id(f.etcd_id) + " was promoted meanwhile");
+    }
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(f.etcd_id); }, o_.timeout,
                                    o_.progress);
     if (!r) {
@@ -102,14 +97,14 @@ class Fixer {
       }
       return Outcome{"skipped", "already removed"};
     }
-    return Outcome{"done", "removed learner " + hex(f.etcd_id)};
+    return Outcome{"done", "removed learner " + etcd::format_member_id(f.etcd_id)};
   }
 
   cli::Result<Outcome> expire_deadline() {
     auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
     if (!cl) return std::move(cl).error();
     const auto now = std::chrono::system_clock::now();
-    auto t = cli::parse_rfc3339(str(*cl, "/status/progressDeadline"_json_pointer));
+    auto t = cli::parse_rfc3339(op::string_at(*cl, "/status/progressDeadline"));
     if (!t || *t <= now) return Outcome{"skipped", "progressDeadline not ahead"};
     const std::string past = rfc3339(now - std::chrono::seconds(1));
     kube::PatchOptions po;

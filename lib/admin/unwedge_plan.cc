@@ -7,6 +7,7 @@
 #include "admin/target.h"
 #include "cli/rfc3339.h"
 #include "etcd/member_id.h"
+#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 
 namespace admin {
@@ -15,19 +16,16 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string str(const json& j, const json::json_pointer& p) {
-  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : std::string();
-}
-std::string name_of(const json& o) { return str(o, "/metadata/name"_json_pointer); }
+std::string name_of(const json& o) { return op::string_at(o, "/metadata/name"); }
 bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
 bool dormant(const json& o) {
   return o.contains("/spec/dormant"_json_pointer) && o["spec"]["dormant"].is_boolean() && o["spec"]["dormant"].get<bool>();
 }
 bool pending(const json& o) {
-  return o.contains("/spec/initialCluster"_json_pointer) && str(o, "/spec/initialCluster"_json_pointer).empty();
+  return o.contains("/spec/initialCluster"_json_pointer) && op::string_at(o, "/spec/initialCluster").empty();
 }
 std::uint64_t stored_id(const json& m) {
-  auto s = str(m, "/status/memberID"_json_pointer);
+  auto s = op::string_at(m, "/status/memberID");
   if (s.empty()) return 0;
   auto id = etcd::parse_member_id(s);
   return id ? *id : 0;
@@ -60,7 +58,6 @@ const json* owner_of(const LiveState& s, const etcd::Member& e) {
   }
   return nullptr;
 }
-std::string hex(std::uint64_t id) { return etcd::format_member_id(id); }
 
 void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
   for (const auto& m : s.members) {
@@ -69,7 +66,7 @@ void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
     const std::string url = peer_url(s.cluster, m);
     // etcd still lists it: the finalizer's MemberRemove has work to do.
     if (find_etcd(s, stored_id(m), name, url) != nullptr) continue;
-    if (stored_id(m) != 0 || !str(m, "/status/memberID"_json_pointer).empty()) {
+    if (stored_id(m) != 0 || !op::string_at(m, "/status/memberID").empty()) {
       p.fixes.push_back({"clear-id", "terminating-ghost", name, stored_id(m),
                          "status merge patch memberID \"\" on EtcdMember " + name +
                              " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it",
@@ -97,7 +94,9 @@ void orphan_learners(const LiveState& s, UnwedgePlan& p) {
       continue;
     }
     p.fixes.push_back({"remove-learner", "orphan-learner", m != nullptr ? name_of(*m) : std::string(), e.id,
-                       "MemberRemove learner " + hex(e.id) + " (" + why + "); learners never count for quorum", {}});
+                       "MemberRemove learner " + etcd::format_member_id(e.id) + " (" + why +
+                           "); learners never count for quorum",
+                       {}});
   }
 }
 
@@ -109,7 +108,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
                         "nothing until the spec changes; edit spec to set the target again"});
   }
   if (!r.expire_deadline) return;
-  const std::string d = str(s.cluster, "/status/progressDeadline"_json_pointer);
+  const std::string d = op::string_at(s.cluster, "/status/progressDeadline");
   auto t = cli::parse_rfc3339(d);
   if (t && *t > now) {
     p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
@@ -128,7 +127,7 @@ void dead_members(const LiveState& s, UnwedgePlan& p) {
     if (pod == nullptr) continue;
     const std::uint64_t id = stored_id(m);
     const bool ready = condition(*pod, "Ready", "True") && (id == 0 || s.healthy.count(id) > 0);
-    const std::string node = str(*pod, "/spec/nodeName"_json_pointer);
+    const std::string node = op::string_at(*pod, "/spec/nodeName");
     auto it = s.node_ready.find(node);
     if (ready || node.empty() || it == s.node_ready.end() || it->second) continue;
     p.advice.push_back({"dead-member", name_of(m),
@@ -176,7 +175,8 @@ nlohmann::ordered_json unwedge_document(const UnwedgePlan& p) {
   d["fixes"] = nlohmann::ordered_json::array();
   for (const auto& f : p.fixes) {
     d["fixes"].push_back({{"fix", f.id}, {"symptom", f.symptom}, {"member", f.member},
-                          {"id", f.etcd_id == 0 ? std::string() : hex(f.etcd_id)}, {"action", f.text}});
+                          {"id", f.etcd_id == 0 ? std::string() : etcd::format_member_id(f.etcd_id)},
+                          {"action", f.text}});
   }
   d["advice"] = nlohmann::ordered_json::array();
   for (const auto& a : p.advice) d["advice"].push_back({{"symptom", a.symptom}, {"member", a.member}, {"action", a.text}});

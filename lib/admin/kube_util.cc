@@ -1,0 +1,14 @@
+#include "admin/kube_util.h"
+
+#include "operator/legacy_cluster.h"  // op::string_at
+
+namespace admin {
+
+bool not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
+
+nlohmann::json guarded(const nlohmann::json& object, nlohmann::json patch) {
+  patch["metadata"]["resourceVersion"] = op::string_at(object, "/metadata/resourceVersion");
+  return patch;
+}
+
+}  // namespace admin

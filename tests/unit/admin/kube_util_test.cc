@@ -1,0 +1,23 @@
+#include "admin/kube_util.h"
+
+#include <doctest/doctest.h>
+
+using nlohmann::json;
+
+TEST_CASE("not_found is the NotFound kind only, whatever the reason") {
+  CHECK(admin::not_found(cli::make_error(cli::ErrorKind::NotFound, "gone")));
+  CHECK_FALSE(admin::not_found(cli::make_error(cli::ErrorKind::Failed, "conflict")));
+  cli::Error e = cli::make_error(cli::ErrorKind::Failed, "x");
+  e.reason = "NotFound";
+  CHECK_FALSE(admin::not_found(e));
+}
+
+TEST_CASE("guarded adds the object's resourceVersion to the patch, keeping the patch's own metadata") {
+  json obj = {{"metadata", {{"name", "m"}, {"resourceVersion", "42"}}}};
+  CHECK(admin::guarded(obj, {{"spec", {{"replicas", 4}}}}) ==
+        json{{"spec", {{"replicas", 4}}}, {"metadata", {{"resourceVersion", "42"}}}});
+  CHECK(admin::guarded(obj, {{"metadata", {{"finalizers", json::array()}}}}) ==
+        json{{"metadata", {{"finalizers", json::array()}, {"resourceVersion", "42"}}}});
+  // An object without one: the patch carries an empty resourceVersion.
+  CHECK(admin::guarded(json::object(), json::object())["metadata"]["resourceVersion"] == "");
+}
