@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/member_plan.h"
 #include "etcd/types.h"
 
 namespace admin_test {
@@ -46,6 +47,27 @@ inline etcd::Member etcd_member(std::uint64_t id, const std::string& name, bool 
   m.peer_urls = {"https://" + name + ".c.ns.svc:2380"};
   m.is_learner = learner;
   return m;
+}
+
+// The finalizer the operator puts on every EtcdMember.
+inline json with_member_finalizer(json m) {
+  m["metadata"]["finalizers"] = json::array({"etcd-operator.cozystack.io/member-cleanup"});
+  return m;
+}
+
+// Three members c-aaaaa, c-bbbbb, c-ccccc (IDs 1, 2, 3) of cluster(): their
+// EtcdMembers with the finalizer, Ready Pods, all listed by etcd and healthy.
+inline admin::LiveState three_members(bool operator_active) {
+  admin::LiveState s;
+  s.cluster = cluster();
+  s.members = json::array({with_member_finalizer(member("c-aaaaa", "0000000000000001")),
+                           with_member_finalizer(member("c-bbbbb", "0000000000000002")),
+                           with_member_finalizer(member("c-ccccc", "0000000000000003"))});
+  s.pods = json::array({pod("c-aaaaa", "10.0.0.1"), pod("c-bbbbb", "10.0.0.2"), pod("c-ccccc", "10.0.0.3")});
+  s.etcd.members = {etcd_member(1, "c-aaaaa"), etcd_member(2, "c-bbbbb"), etcd_member(3, "c-ccccc")};
+  s.healthy = {1, 2, 3};
+  s.operator_state = admin::OperatorState{operator_active, false, operator_active ? "lease held" : "no lease"};
+  return s;
 }
 
 }  // namespace admin_test

@@ -10,27 +10,21 @@ using namespace admin_test;
 
 namespace {
 
+// An EtcdMember with the finalizer and Ready=True.
 json with_finalizer(json m) {
-  m["metadata"]["finalizers"] = json::array({"etcd-operator.cozystack.io/member-cleanup"});
+  m = with_member_finalizer(std::move(m));
   m["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
   return m;
 }
 
 admin::LiveState converged(bool operator_active = false) {
-  admin::LiveState s;
-  s.cluster = cluster();
+  admin::LiveState s = three_members(operator_active);
   s.cluster["metadata"]["uid"] = "uid-c";
   s.cluster["status"]["clusterToken"] = "ns-c-uid-c";
   s.cluster["status"]["observed"]["version"] = "3.6.11";
   s.cluster["status"]["observed"]["storage"] = {{"size", "1Gi"}};
-  s.members = json::array({with_finalizer(member("c-aaaaa", "0000000000000001")),
-                           with_finalizer(member("c-bbbbb", "0000000000000002")),
-                           with_finalizer(member("c-ccccc", "0000000000000003"))});
-  s.pods = json::array({pod("c-aaaaa", "10.0.0.1"), pod("c-bbbbb", "10.0.0.2"), pod("c-ccccc", "10.0.0.3")});
-  s.etcd.members = {etcd_member(1, "c-aaaaa"), etcd_member(2, "c-bbbbb"), etcd_member(3, "c-ccccc")};
-  s.healthy = {1, 2, 3};
+  for (auto& m : s.members) m = with_finalizer(m);
   s.leader = 1;
-  s.operator_state = admin::OperatorState{operator_active, false, operator_active ? "lease held" : "no lease"};
   return s;
 }
 

@@ -10,23 +10,7 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
-json with_finalizer(json m) {
-  m["metadata"]["finalizers"] = json::array({"etcd-operator.cozystack.io/member-cleanup"});
-  return m;
-}
-
-admin::LiveState healthy(bool operator_active = true) {
-  admin::LiveState s;
-  s.cluster = cluster();
-  s.members = json::array({with_finalizer(member("c-aaaaa", "0000000000000001")),
-                           with_finalizer(member("c-bbbbb", "0000000000000002")),
-                           with_finalizer(member("c-ccccc", "0000000000000003"))});
-  s.pods = json::array({pod("c-aaaaa", "10.0.0.1"), pod("c-bbbbb", "10.0.0.2"), pod("c-ccccc", "10.0.0.3")});
-  s.etcd.members = {etcd_member(1, "c-aaaaa"), etcd_member(2, "c-bbbbb"), etcd_member(3, "c-ccccc")};
-  s.healthy = {1, 2, 3};
-  s.operator_state = admin::OperatorState{operator_active, false, operator_active ? "lease held" : "no lease"};
-  return s;
-}
+admin::LiveState healthy(bool operator_active = true) { return three_members(operator_active); }
 
 std::vector<std::string> fixes(const admin::UnwedgePlan& p) {
   std::vector<std::string> out;
@@ -75,7 +59,7 @@ TEST_CASE("orphan learners: no EtcdMember, or one not pending without a Pod") {
   CHECK(p.fixes[0].etcd_id == 9);
   // A wired EtcdMember whose Pod never came.
   auto w = healthy();
-  w.members.push_back(with_finalizer(member("c-ddddd", "", false)));
+  w.members.push_back(with_member_finalizer(member("c-ddddd", "", false)));
   w.etcd.members.push_back(etcd_member(4, "", true));
   w.etcd.members.back().peer_urls = {"https://c-ddddd.c.ns.svc:2380"};
   auto wp = admin::plan_unwedge(w, {}, Clock::now());
