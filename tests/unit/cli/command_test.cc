@@ -22,35 +22,38 @@ void setup_b(CLI::App& sub, cli::Action& action, cli::Program&) {
 }
 constexpr std::array kSpecs = {cli::CommandSpec{"a", "Command a", setup_a}, cli::CommandSpec{"b", "Command b", setup_b}};
 
-}  // namespace
-
-TEST_CASE("register_commands sets up only the command named first, the others keep name and description") {
-  a_setups = b_setups = 0;
+// An app with kSpecs registered for the first argument `first`; the setup
+// counters start from 0.
+struct Registered {
   std::ostringstream out;
-  cli::Diag diag(out, false, false);
+  cli::Diag diag{out, false, false};
   cli::Program program{"t", "t", &out, &diag};
   CLI::App app{"test", "t"};
   cli::Action action;
-  cli::register_commands(app, kSpecs, action, program, "b");
+
+  explicit Registered(std::string_view first) {
+    a_setups = b_setups = 0;
+    cli::register_commands(app, kSpecs, action, program, first);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("register_commands sets up only the command named first, the others keep name and description") {
+  Registered r("b");
   CHECK(a_setups == 0);
   CHECK(b_setups == 1);
-  CHECK(app.get_subcommand("a")->get_description() == "Command a");
-  CHECK(app.help().find("Command a") != std::string::npos);
-  app.parse(std::string("b --value x"), false);
+  CHECK(r.app.get_subcommand("a")->get_description() == "Command a");
+  CHECK(r.app.help().find("Command a") != std::string::npos);
+  r.app.parse(std::string("b --value x"), false);
   CHECK(b_flag == "x");
-  REQUIRE(action);
-  CHECK(action() == 7);
+  REQUIRE(r.action);
+  CHECK(r.action() == 7);
 }
 
 TEST_CASE("register_commands sets up every command when the first argument names none (help, an unknown word)") {
   for (std::string_view first : {"", "--help", "c"}) {
-    a_setups = b_setups = 0;
-    std::ostringstream out;
-    cli::Diag diag(out, false, false);
-    cli::Program program{"t", "t", &out, &diag};
-    CLI::App app{"test", "t"};
-    cli::Action action;
-    cli::register_commands(app, kSpecs, action, program, first);
+    Registered r(first);
     CHECK(a_setups == 1);
     CHECK(b_setups == 1);
   }
