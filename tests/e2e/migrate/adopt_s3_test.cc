@@ -120,6 +120,22 @@ std::vector<std::string> s3_flags(const std::string& endpoint, const std::string
   return {"--backup-s3-endpoint", endpoint, "--backup-s3-bucket", bucket, "--backup-s3-force-path-style"};
 }
 
+// A fresh directory to download and restore a snapshot in.
+std::string download_dir() {
+  std::string work = e2e::var("TESTENV_DIR") + "/" + e2e::unique_name("s3-restore");
+  std::filesystem::create_directories(work);
+  return work;
+}
+
+// Downloads the object `key` to work/downloaded.db; returns that path.
+std::string download(backup::S3Client& s3, const std::string& key, const std::string& work) {
+  std::string local = work + "/downloaded.db";
+  std::ofstream out(local, std::ios::binary);
+  backup_e2e::must(s3.get(key, [&out](std::string_view d) { return static_cast<bool>(out.write(d.data(), d.size())); }),
+                   "get");
+  return local;
+}
+
 // Adopts with an S3 backup, then proves the object: its metadata, its bytes
 // (the sha256 in the metadata), and its content restored.
 void adopt_to_s3(const std::string& version, const std::vector<std::string>& variant, const std::string& key_prefix,
@@ -164,14 +180,8 @@ void adopt_to_s3(const std::string& version, const std::vector<std::string>& var
   CHECK(head->metadata["etcd-snapshot-uid"] == uid);
   CHECK(std::stoll(head->metadata["etcd-snapshot-revision"]) > 0);
 
-  std::string work = e2e::var("TESTENV_DIR") + "/" + e2e::unique_name("s3-restore");
-  std::filesystem::create_directories(work);
-  std::string local = work + "/downloaded.db";
-  {
-    std::ofstream out(local, std::ios::binary);
-    backup_e2e::must(s3->get(key, [&out](std::string_view d) { return static_cast<bool>(out.write(d.data(), d.size())); }),
-                     "get");
-  }
+  const std::string work = download_dir();
+  const std::string local = download(*s3, key, work);
   CHECK(std::filesystem::file_size(local) == head->size);
   auto sum = e2e::run({"sha256sum", local});
   CHECK(sum.out.substr(0, 64) == head->metadata["etcd-snapshot-sha256"]);
@@ -254,14 +264,8 @@ TEST_CASE("etcd 3.6 with TLS and auth: bad credential, missing Secret, missing b
   REQUIRE(r.rc == 0);
   const std::string key = ns.name() + "-etcd-migration.db";
   auto s3 = backup_e2e::must(backup::S3Client::create(bucket.location(), backup_e2e::s3_credentials()), "s3 client");
-  std::string work = e2e::var("TESTENV_DIR") + "/" + e2e::unique_name("s3-restore");
-  std::filesystem::create_directories(work);
-  std::string local = work + "/downloaded.db";
-  {
-    std::ofstream out(local, std::ios::binary);
-    backup_e2e::must(s3->get(key, [&out](std::string_view d) { return static_cast<bool>(out.write(d.data(), d.size())); }),
-                     "get");
-  }
+  const std::string work = download_dir();
+  const std::string local = download(*s3, key, work);
   restore_and_compare(f, local, work);
   std::filesystem::remove_all(work);
 }
