@@ -17,7 +17,7 @@ on_exit "'$TESTENV_KUBECTL' delete namespace '$ns' --wait=false"
 # The bench links the library the build made; it is not part of the build
 # (decisions.md E26: bench/ is not part of CI).
 c++ -std=c++20 -O2 -I "$root/lib" -I "$build/lib" "$here/kube_connections.cc" "$build/lib/libetcdopcli.a" \
-    $(pkg-config --libs libcurl yaml-cpp) -lpthread -o "$out/kube_connections"
+    $(pkg-config --libs yaml-cpp) -ldl -lpthread -o "$out/kube_connections"
 rc=0
 "$out/kube_connections" "$KUBECONFIG" "$ns" bench "$n" "$threads" | tee "$out/result" || rc=$?
 conns=$(sed -n 's/.*connections(tls handshakes)=\([0-9]*\).*/\1/p' "$out/result" | tail -1)

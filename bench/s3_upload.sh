@@ -27,7 +27,7 @@ mkdir "$TESTENV_S3_DIR/$BENCH_BUCKET"
 # (decisions.md E26: bench/ is not part of CI).
 c++ -std=c++20 -O2 -I "$root/lib" -I "$build/lib" -isystem "$build/lib/etcd/proto" "$here/s3_upload.cc" \
     "$build/lib/libetcdopcli.a" "$build/lib/etcd/proto/libetcdproto.a" \
-    $(pkg-config --libs grpc++ protobuf libcurl yaml-cpp openssl) -lpthread -o "$out/s3_upload"
+    $(pkg-config --libs grpc++ protobuf yaml-cpp openssl) -ldl -lpthread -o "$out/s3_upload"
 
 "$TESTENV_TOOLS/etcd-cluster" up --dir "$out/etcd" --version 3.6 --members 1 \
     --quota-backend-bytes 1073741824 >/dev/null 2>&1

@@ -9,20 +9,13 @@
 
 #include "backup/sha256.h"
 #include "kube/curl_error.h"
+#include "kube/libcurl.h"
 
 namespace backup {
 
 namespace {
 
 using cli::ErrorKind;
-
-void global_init() {
-  static const bool done = [] {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    return true;
-  }();
-  (void)done;
-}
 
 std::string base64(const std::uint8_t* data, std::size_t n) {
   std::string out(4 * ((n + 2) / 3) + 1, '\0');
@@ -97,7 +90,6 @@ S3Client::~S3Client() {
 
 cli::Result<std::unique_ptr<S3Client>> S3Client::create(S3Location location, S3Credentials credentials,
                                                         S3ClientOptions options) {
-  global_init();
   auto ep = parse_s3_endpoint(location.endpoint);
   if (!ep) return std::move(ep).error();
   if (location.bucket.empty()) {
@@ -108,6 +100,7 @@ cli::Result<std::unique_ptr<S3Client>> S3Client::create(S3Location location, S3C
                            "S3 credentials", "give both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
   }
   std::unique_ptr<S3Client> c(new S3Client(std::move(location), std::move(credentials), options, std::move(*ep)));
+  if (auto loaded = kube::load_libcurl(); !loaded) return std::move(loaded).error();
   c->curl_ = curl_easy_init();
   if (c->curl_ == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
   return c;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kube/curl_error.h"
+#include "kube/libcurl.h"
 #include "kube/redact.h"
 
 namespace kube {
@@ -14,15 +15,6 @@ namespace kube {
 namespace {
 
 using cli::ErrorKind;
-
-// curl_global_init is not thread-safe; run it once before any handle exists.
-void global_init() {
-  static const bool done = [] {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    return true;
-  }();
-  (void)done;
-}
 
 struct Exchange {
   const HttpRequest* request = nullptr;
@@ -120,7 +112,7 @@ Transport::~Transport() {
 }
 
 cli::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& config, TransportOptions options) {
-  global_init();
+  if (auto loaded = kube::load_libcurl(); !loaded) return std::move(loaded).error();
   CURLU* u = curl_url();
   std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> guard(u, &curl_url_cleanup);
   if (curl_url_set(u, CURLUPART_URL, config.server.c_str(), 0) != CURLUE_OK) {

@@ -30,6 +30,8 @@ root="$tmp/root"
 dpkg -x "$deb" "$root"
 
 dpkg-deb -f "$deb" Depends | grep -q "libgrpc++" || fail "the package does not depend on libgrpc++: $(dpkg-deb -f "$deb" Depends)"
+# libcurl is opened at run time, not linked: the dependency is written by hand.
+dpkg-deb -f "$deb" Depends | grep -q "libcurl4" || fail "the package does not depend on libcurl4: $(dpkg-deb -f "$deb" Depends)"
 for prog in etcd-migrate kubectl-etcd; do
   bin="$root/usr/bin/$prog"
   [ -x "$bin" ] || { fail "no /usr/bin/$prog in the package"; continue; }

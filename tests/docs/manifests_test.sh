@@ -89,6 +89,10 @@ done
 closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
   --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | sed 's/:.*//' | sort -u)
 libs=$(ldd "$KUBECTL_ETCD" "$ETCD_MIGRATE" | awk '/=>/{print $3}' | sort -u)
+# libcurl is opened when first needed (lib/kube/libcurl.h), so ldd does not list it.
+curl_lib=$(ldconfig -p | awk '$1 == "libcurl.so.4" {print $NF; exit}')
+[ -n "$curl_lib" ] || fail "libcurl.so.4 is not installed"
+libs="$libs $curl_lib"
 for lib in $libs; do
   owner=$(dpkg -S "$lib" "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1 || true)
   [ -n "$owner" ] || { fail "no Debian package owns $lib"; continue; }
