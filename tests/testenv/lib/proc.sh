@@ -34,6 +34,25 @@ proc_signal() {
     kill -s "$2" "$(<"$1")"
 }
 
+# proc_wait_stopped PIDFILE: returns once every thread of the process is
+# stopped. kill(2) returns when SIGSTOP is queued, and a thread of the member
+# may still answer a request before it stops: e2e-etcd-status saw a "paused"
+# member answer in 10-18 ms twice. 5 s at most.
+proc_wait_stopped() {
+    local pid t state running end=$((SECONDS + 5))
+    pid=$(<"$1")
+    while ((SECONDS < end)); do
+        running=0
+        for t in /proc/"$pid"/task/*/stat; do
+            state=$(sed 's/.*) //' "$t" 2>/dev/null) || continue
+            [[ ${state:0:1} == [Tt] ]] || running=1
+        done
+        ((running)) || return 0
+        sleep 0.01
+    done
+    return 1
+}
+
 # proc_stop PIDFILE [TIMEOUT]: SIGTERM, then SIGKILL after TIMEOUT (10 s).
 # A stopped (SIGSTOPped) process is continued so it can handle SIGTERM.
 proc_stop() {
