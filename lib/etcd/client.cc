@@ -145,7 +145,7 @@ struct Client::Impl {
       if (!name.empty()) args.SetSslTargetNameOverride(name);
     }
     auto c = std::make_shared<Conn>();
-    c->channel = grpc::CreateCustomChannel("dns:///" + target, cc, args);
+    c->channel = grpc::CreateCustomChannel(grpc_target(target), cc, args);
     c->kv = pb::KV::NewStub(c->channel);
     c->cluster = pb::Cluster::NewStub(c->channel);
     c->maintenance = pb::Maintenance::NewStub(c->channel);

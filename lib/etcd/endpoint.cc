@@ -1,5 +1,7 @@
 #include "etcd/endpoint.h"
 
+#include <arpa/inet.h>
+
 namespace etcd {
 
 cli::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) {
@@ -45,6 +47,20 @@ cli::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) {
   }
   e.target = rest;
   return e;
+}
+
+std::string grpc_target(const std::string& host_port) {
+  auto colon = host_port.rfind(':');
+  if (colon != std::string::npos) {
+    std::string host = host_port.substr(0, colon);
+    unsigned char addr[16];
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']' &&
+        ::inet_pton(AF_INET6, host.substr(1, host.size() - 2).c_str(), addr) == 1) {
+      return "ipv6:" + host_port;
+    }
+    if (::inet_pton(AF_INET, host.c_str(), addr) == 1) return "ipv4:" + host_port;
+  }
+  return "dns:///" + host_port;
 }
 
 }  // namespace etcd
