@@ -484,7 +484,9 @@ cli::Result<std::vector<Alarm>> Client::alarm_disarm_all() {
 
 // ---- KV
 
-cli::Result<RangeResult> Client::range(const std::string& key, const RangeOptions& o) {
+namespace {
+
+pb::RangeRequest range_request(const std::string& key, const RangeOptions& o) {
   pb::RangeRequest req;
   req.set_key(key);
   req.set_range_end(o.range_end);
@@ -493,44 +495,41 @@ cli::Result<RangeResult> Client::range(const std::string& key, const RangeOption
   req.set_serializable(o.serializable);
   req.set_keys_only(o.keys_only);
   req.set_count_only(o.count_only);
-  auto r = impl_->any_unary<pb::RangeResponse>("Range", true,
-                                               [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
-                                                 return c.kv->Range(ctx, req, resp);
-                                               });
-  if (!r) return std::move(r).error();
+  return req;
+}
+
+RangeResult to_range_result(const pb::RangeResponse& r) {
   RangeResult out;
-  out.header = to_header(r->header());
-  out.more = r->more();
-  out.count = r->count();
-  for (const auto& kv : r->kvs()) {
+  out.header = to_header(r.header());
+  out.more = r.more();
+  out.count = r.count();
+  for (const auto& kv : r.kvs()) {
     out.kvs.push_back({kv.key(), kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()});
   }
   return out;
 }
 
+}  // namespace
+
+cli::Result<RangeResult> Client::range(const std::string& key, const RangeOptions& o) {
+  const pb::RangeRequest req = range_request(key, o);
+  auto r = impl_->any_unary<pb::RangeResponse>("Range", true,
+                                               [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
+                                                 return c.kv->Range(ctx, req, resp);
+                                               });
+  if (!r) return std::move(r).error();
+  return to_range_result(*r);
+}
+
 cli::Result<RangeResult> Client::range_at(const std::string& endpoint, const std::string& key,
                                           const RangeOptions& o, std::optional<Deadline> deadline) {
-  pb::RangeRequest req;
-  req.set_key(key);
-  req.set_range_end(o.range_end);
-  req.set_limit(o.limit);
-  req.set_revision(o.revision);
-  req.set_serializable(o.serializable);
-  req.set_keys_only(o.keys_only);
-  req.set_count_only(o.count_only);
+  const pb::RangeRequest req = range_request(key, o);
   auto r = impl_->on<pb::RangeResponse>(endpoint, "Range", deadline,
                                         [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
                                           return c.kv->Range(ctx, req, resp);
                                         });
   if (!r) return std::move(r).error();
-  RangeResult out;
-  out.header = to_header(r->header());
-  out.more = r->more();
-  out.count = r->count();
-  for (const auto& kv : r->kvs()) {
-    out.kvs.push_back({kv.key(), kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()});
-  }
-  return out;
+  return to_range_result(*r);
 }
 
 cli::Result<Header> Client::put(const std::string& key, const std::string& value) {
