@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "backup/s3_client.h"
@@ -512,29 +513,35 @@ class Pipeline {
   // --- the legacy objects -------------------------------------------------------------
   void headless_step(const std::vector<std::pair<std::string, std::string>>& member_uids) {
     const std::string step = "headless-service";
-    bool acted = false;
-    // The first attempt replaces the plan's copy: its resourceVersion guards
-    // the write, and a conflict reads it again.
+    // The plan's copy first; gone means collected after an earlier complete run.
     const json* known = find_object(plan_.inventory.services, p_.ns, p_.headless_service);
+    const bool acted = set_service_owners(step, p_.headless_service, known, [&](const json& svc) {
+      return headless_owner_references(svc, member_uids);
+    });
+    done(step, acted);
+  }
+
+  // Sets Service `name`'s ownerReferences to owners(service) with a PUT,
+  // reading it again on a conflict; the first read may be a copy the run
+  // already has (`known`), whose resourceVersion guards the write. A Service
+  // that is gone is left alone. Returns whether it wrote.
+  bool set_service_owners(const std::string& step, const std::string& name, const json* known,
+                          const std::function<json(const json&)>& owners) {
     for (int attempt = 0;; ++attempt) {
       auto svc = attempt == 0 && known != nullptr ? cli::Result<json>(*known)
-                                                  : k_.get(kube::resources::services, p_.ns, p_.headless_service);
+                                                  : k_.get(kube::resources::services, p_.ns, name);
       if (!svc) {
-        if (is_not_found(svc.error())) break;  // collected after an earlier complete run
+        if (is_not_found(svc.error())) return false;
         fail(step, svc.error());
       }
-      json refs = headless_owner_references(*svc, member_uids);
-      if ((*svc)["metadata"].value("ownerReferences", json::array()) == refs) break;
+      json refs = owners(*svc);
+      if ((*svc)["metadata"].value("ownerReferences", json::array()) == refs) return false;
       json updated = *svc;
       updated["metadata"]["ownerReferences"] = refs;
       auto r = k_.replace(kube::resources::services, p_.ns, updated);
-      if (r) {
-        acted = true;
-        break;
-      }
+      if (r) return true;
       if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
     }
-    done(step, acted);
   }
 
   void statefulset_step(const std::string&) {
@@ -681,29 +688,15 @@ class Pipeline {
     }
     if (p_.client_service != c) {
       // E1: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
-      for (int attempt = 0;; ++attempt) {
-        auto cs = k_.get(kube::resources::services, p_.ns, p_.client_service);
-        if (!cs) {
-          if (is_not_found(cs.error())) break;
-          fail(step, cs.error());
-        }
+      bool wrote = set_service_owners(step, p_.client_service, nullptr, [&](const json& cs) {
         json refs = json::array();
-        for (const auto& r : (*cs)["metadata"].value("ownerReferences", json::array())) {
-          std::string api = r.value("apiVersion", "");
-          if (r.value("kind", "") == op::kKindEtcdCluster) continue;
-          refs.push_back(r);
+        for (const auto& r : cs["metadata"].value("ownerReferences", json::array())) {
+          if (r.value("kind", "") != op::kKindEtcdCluster) refs.push_back(r);
         }
         refs.push_back(json(op::owner_reference(op::kKindEtcdCluster, c, cluster_uid, false)));
-        if ((*cs)["metadata"].value("ownerReferences", json::array()) == refs) break;
-        json updated = *cs;
-        updated["metadata"]["ownerReferences"] = refs;
-        auto r = k_.replace(kube::resources::services, p_.ns, updated);
-        if (r) {
-          acted = true;
-          break;
-        }
-        if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
-      }
+        return refs;
+      });
+      acted = acted || wrote;
     }
     done(step, acted);
   }
