@@ -5,6 +5,7 @@
 
 #include "admin/consistency.h"
 #include "admin/kube_util.h"
+#include "admin/member_object.h"
 #include "admin/target.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -22,7 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string name_of(const json& o) { return op::string_at(o, "/metadata/name"); }
 bool conflict(const cli::Error& e) { return e.reason == "Conflict"; }
 
 std::pair<std::string, std::string> split_coords(const std::string& coords) {

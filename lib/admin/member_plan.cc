@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "admin/consistency.h"
+#include "admin/member_object.h"
 #include "admin/target.h"
 #include "etcd/member_id.h"
 #include "operator/legacy_cluster.h"  // op::string_at
@@ -22,19 +23,7 @@ long long integer(const json& j, const json::json_pointer& p, long long dflt = 0
 bool boolean(const json& j, const json::json_pointer& p) {
   return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
 }
-std::string name_of(const json& o) { return op::string_at(o, "/metadata/name"); }
-bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
-bool dormant(const json& o) { return boolean(o, "/spec/dormant"_json_pointer); }
-bool pending(const json& o) {
-  return !deleting(o) && o.contains("/spec/initialCluster"_json_pointer) &&
-         op::string_at(o, "/spec/initialCluster").empty();
-}
-std::uint64_t stored_id(const json& m) {
-  auto s = op::string_at(m, "/status/memberID");
-  if (s.empty()) return 0;
-  auto id = etcd::parse_member_id(s);
-  return id ? *id : 0;
-}
+bool pending(const json& o) { return !deleting(o) && awaiting_initial_cluster(o); }
 bool has_condition(const json& o, const std::string& type) {
   if (!o.contains("/status/conditions"_json_pointer)) return false;
   for (const auto& c : o["status"]["conditions"]) {
@@ -740,9 +729,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
     if (!r.move_leader) p.refusals.push_back(target + " leads: leadership must move first (drop --no-move-leader)");
     step(p, "move-leader", "move leadership from " + target + " to a healthy voter");
   }
-  const bool finalizer = m != nullptr && m->contains("/metadata/finalizers"_json_pointer) &&
-                         std::find((*m)["metadata"]["finalizers"].begin(), (*m)["metadata"]["finalizers"].end(),
-                                   std::string(op::kMemberFinalizer)) != (*m)["metadata"]["finalizers"].end();
+  const bool finalizer = m != nullptr && has_member_finalizer(*m);
   step(p, "clear-id", "status merge patch memberID \"\" on " + target);
   if (!finalizer && e != nullptr) {
     step(p, "remove-etcd", "MemberRemove " + etcd::format_member_id(p.id) + " (no finalizer holds the object)");

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "admin/consistency.h"
+#include "admin/member_object.h"
 #include "admin/target.h"
 #include "cli/rfc3339.h"
 #include "etcd/member_id.h"
@@ -16,26 +17,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string name_of(const json& o) { return op::string_at(o, "/metadata/name"); }
-bool deleting(const json& o) { return o.contains("/metadata/deletionTimestamp"_json_pointer); }
-bool dormant(const json& o) {
-  return o.contains("/spec/dormant"_json_pointer) && o["spec"]["dormant"].is_boolean() && o["spec"]["dormant"].get<bool>();
-}
-bool pending(const json& o) {
-  return o.contains("/spec/initialCluster"_json_pointer) && op::string_at(o, "/spec/initialCluster").empty();
-}
-std::uint64_t stored_id(const json& m) {
-  auto s = op::string_at(m, "/status/memberID");
-  if (s.empty()) return 0;
-  auto id = etcd::parse_member_id(s);
-  return id ? *id : 0;
-}
-bool has_finalizer(const json& m) {
-  for (const auto& f : m.value("/metadata/finalizers"_json_pointer, json::array())) {
-    if (f == std::string(op::kMemberFinalizer)) return true;
-  }
-  return false;
-}
 bool condition(const json& o, const std::string& type, const std::string& status, const std::string& reason = {}) {
   for (const auto& c : o.value("/status/conditions"_json_pointer, json::array())) {
     if (c.value("type", "") == type) return c.value("status", "") == status && (reason.empty() || c.value("reason", "") == reason);
@@ -72,7 +53,7 @@ void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
                              " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it",
                          url});
     }
-    if (!p.operator_active && has_finalizer(m)) {
+    if (!p.operator_active && has_member_finalizer(m)) {
       p.fixes.push_back({"release", "terminating-ghost", name, 0,
                          "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer of " + name +
                              " (the operator is not active to do it)",
@@ -88,7 +69,7 @@ void orphan_learners(const LiveState& s, UnwedgePlan& p) {
     std::string why;
     if (m == nullptr) {
       why = "no EtcdMember matches its URL";
-    } else if (!deleting(*m) && !pending(*m) && pod_of(s, name_of(*m)) == nullptr) {
+    } else if (!deleting(*m) && !awaiting_initial_cluster(*m) && pod_of(s, name_of(*m)) == nullptr) {
       why = "its EtcdMember " + name_of(*m) + " is not pending and has no Pod";
     } else {
       continue;
@@ -122,7 +103,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
 // admin.md 4.6 last row: the cluster waits for a member that cannot come back.
 void dead_members(const LiveState& s, UnwedgePlan& p) {
   for (const auto& m : s.members) {
-    if (deleting(m) || dormant(m) || pending(m)) continue;
+    if (deleting(m) || dormant(m) || awaiting_initial_cluster(m)) continue;
     const json* pod = pod_of(s, name_of(m));
     if (pod == nullptr) continue;
     const std::uint64_t id = stored_id(m);

@@ -1,0 +1,38 @@
+#include "admin/member_object.h"
+
+#include "etcd/member_id.h"
+#include "operator/legacy_cluster.h"  // op::string_at
+#include "operator/names.h"
+
+namespace admin {
+
+using json = nlohmann::json;
+
+std::string name_of(const json& object) { return op::string_at(object, "/metadata/name"); }
+
+bool deleting(const json& object) { return object.contains("/metadata/deletionTimestamp"_json_pointer); }
+
+bool dormant(const json& member) {
+  const auto p = "/spec/dormant"_json_pointer;
+  return member.contains(p) && member.at(p).is_boolean() && member.at(p).get<bool>();
+}
+
+bool awaiting_initial_cluster(const json& member) {
+  return member.contains("/spec/initialCluster"_json_pointer) && op::string_at(member, "/spec/initialCluster").empty();
+}
+
+std::uint64_t stored_id(const json& member) {
+  auto s = op::string_at(member, "/status/memberID");
+  if (s.empty()) return 0;
+  auto id = etcd::parse_member_id(s);
+  return id ? *id : 0;
+}
+
+bool has_member_finalizer(const json& member) {
+  for (const auto& f : member.value("/metadata/finalizers"_json_pointer, json::array())) {
+    if (f == std::string(op::kMemberFinalizer)) return true;
+  }
+  return false;
+}
+
+}  // namespace admin
