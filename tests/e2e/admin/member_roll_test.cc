@@ -139,6 +139,20 @@ TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals")
   killed_roll(c, m4, id, "mark-roll");
   killed_roll(c, m4, id, "delete-pod");
 
+  // Over port-forward: every member, and the new Pod the roll waits for,
+  // reached through the apiserver's pods/portforward.
+  const json before_pf = json::parse(c.kubectl({"get", "pod", m4, "-o", "json"}));
+  std::thread pf_standin([&c, &m4, &before_pf] { recreate_when_gone(c, m4, before_pf); });
+  auto pf = c.tool_via("port-forward", {"member", "roll", m4}, {"--yes", "-o", "json", "--timeout", "90s"});
+  pf_standin.join();
+  INFO("roll over port-forward: " << pf.out << pf.err);
+  REQUIRE(pf.rc == 0);
+  CHECK(json::parse(pf.out)["id"] == id);
+  CHECK(pod_uid(c, m4) != before_pf["metadata"]["uid"].get<std::string>());
+  CHECK(etcd_id_of(c, m4) == id);
+  CHECK(rolling_mark(c, m4).empty());
+  check_clean(c, "after the roll over port-forward");
+
   // Refused: the operator is not active (nothing would recreate the Pod).
   const std::string before_refusal = pod_uid(c, m4);
   c.kubectl({"patch", "lease", "aa20b3a9.etcd-operator.cozystack.io", "--type=merge", "-p",
