@@ -4,8 +4,6 @@
 
 namespace admin {
 
-bool not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
-
 nlohmann::json guarded(const nlohmann::json& object, nlohmann::json patch) {
   patch["metadata"]["resourceVersion"] = op::string_at(object, "/metadata/resourceVersion");
   return patch;

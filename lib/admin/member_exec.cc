@@ -11,6 +11,7 @@
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "kube/status_error.h"
 #include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/meta.h"
 #include "operator/names.h"
@@ -23,7 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool conflict(const cli::Error& e) { return e.reason == "Conflict"; }
 
 std::pair<std::string, std::string> split_coords(const std::string& coords) {
   std::string c = coords.empty() ? std::string(op::kDefaultNewController) : coords;
@@ -78,7 +78,7 @@ class Runner {
   cli::Result<Outcome> with_retries(const std::string& step) {
     for (int attempt = 0;; ++attempt) {
       auto r = do_step(step);
-      if (r || !conflict(r.error()) || attempt >= 5) return r;
+      if (r || !kube::is_conflict(r.error()) || attempt >= 5) return r;
       progress(step + ": the object changed meanwhile; reading it again");
     }
   }
@@ -93,7 +93,7 @@ class Runner {
   cli::Result<json> items(const kube::Resource& r) { return cluster_items(kube_, r, ns_, c_); }
   cli::Result<json> get_opt(const kube::Resource& r, const std::string& name) {
     auto o = kube_.get(r, ns_, name);
-    if (!o && not_found(o.error())) return json();
+    if (!o && kube::is_not_found(o.error())) return json();
     return o;
   }
   cli::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
@@ -477,7 +477,7 @@ class Runner {
     kube::DeleteOptions d;
     d.precondition_uid = op::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
-    if (!r && !not_found(r.error())) return std::move(r).error();
+    if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     return Outcome{"done", "deleted"};
   }
 
@@ -518,14 +518,14 @@ class Runner {
     const std::string node = op::string_at(*pod, "/spec/nodeName");
     if (!node.empty()) {
       auto n = kube_.get(kube::resources::nodes, "", node);
-      if (!n && !not_found(n.error())) return std::move(n).error();
+      if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
       if (n && pod_ready(*n)) return Outcome{"skipped", "Node " + node + " is Ready: its kubelet finishes the deletion"};
     }
     kube::DeleteOptions d;
     d.precondition_uid = op::string_at(*pod, "/metadata/uid");
     d.grace_period_seconds = 0;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
-    if (!r && !not_found(r.error())) return std::move(r).error();
+    if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     return Outcome{"done", node.empty() ? "Pod deleted" : "Pod deleted (Node " + node + " NotReady or gone)"};
   }
 
@@ -567,7 +567,7 @@ class Runner {
     kube::DeleteOptions d;
     d.precondition_uid = plan_.pod_uid;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
-    if (!r && !not_found(r.error())) return std::move(r).error();
+    if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     return Outcome{"done", "Pod " + plan_.pod_uid + " deleted"};
   }
 
@@ -693,7 +693,7 @@ cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member
   kube::Client& kube = *env.kube;
   const std::string& ns = env.session->target.ns;
   auto m = kube.get(op::resources::etcdmembers, ns, member);
-  if (!m && not_found(m.error())) return Outcome{"skipped", "EtcdMember gone"};
+  if (!m && kube::is_not_found(m.error())) return Outcome{"skipped", "EtcdMember gone"};
   if (!m) return std::move(m).error();
   json fins = json::array();
   bool had = false;
@@ -709,7 +709,7 @@ cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member
   }
   auto r = kube.patch(op::resources::etcdmembers, ns, member, kube::PatchType::Merge,
                       guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
-  if (!r && !not_found(r.error())) return std::move(r).error();
+  if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
   return Outcome{"done", "finalizer removed"};
 }
 
@@ -745,13 +745,13 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   st.pods = std::move(pods.value());
   auto pdb = kube.get(kube::resources::poddisruptionbudgets, ns, c);
   if (pdb) st.pdb = std::move(pdb.value());
-  else if (!not_found(pdb.error())) return std::move(pdb).error();
+  else if (!kube::is_not_found(pdb.error())) return std::move(pdb).error();
   auto svc = kube.get(kube::resources::services, ns, c);
-  if (!svc && !not_found(svc.error())) return std::move(svc).error();
+  if (!svc && !kube::is_not_found(svc.error())) return std::move(svc).error();
   st.headless_service = static_cast<bool>(svc);
   for (const auto& name : member_secrets(st.cluster)) {
     auto sec = kube.get(kube::resources::secrets, ns, name);
-    if (!sec && not_found(sec.error())) st.missing_secrets.push_back(name);
+    if (!sec && kube::is_not_found(sec.error())) st.missing_secrets.push_back(name);
   }
   auto l = s.etcd->member_list(true);
   if (l) st.etcd = std::move(l.value());
@@ -776,7 +776,7 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
       const std::string node = op::string_at(p, "/spec/nodeName");
       if (node.empty() || st.node_ready.count(node)) continue;
       auto n = kube.get(kube::resources::nodes, "", node);
-      if (!n && !not_found(n.error())) return std::move(n).error();
+      if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
       st.node_ready[node] = n && pod_ready(*n);
     }
   }

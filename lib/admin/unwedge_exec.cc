@@ -8,6 +8,7 @@
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "kube/status_error.h"
 #include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 #include "operator/resources.h"
@@ -44,7 +45,7 @@ class Fixer {
  private:
   cli::Result<json> member(const std::string& m) {
     auto o = kube_.get(op::resources::etcdmembers, ns_, m);
-    if (!o && not_found(o.error())) return json();
+    if (!o && kube::is_not_found(o.error())) return json();
     return o;
   }
 
@@ -68,7 +69,7 @@ class Fixer {
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,
                          guarded(*m, {{"status", {{"memberID", ""}}}}), po);
-    if (!r && !not_found(r.error())) return std::move(r).error();
+    if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     return Outcome{"done", "memberID cleared"};
   }
 

@@ -138,4 +138,8 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
   return e;
 }
 
+bool is_not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
+bool is_conflict(const cli::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
+bool is_already_exists(const cli::Error& e) { return e.reason == "AlreadyExists"; }
+
 }  // namespace kube

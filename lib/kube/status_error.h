@@ -31,4 +31,11 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
 // namespace part for cluster-scoped resources or all namespaces).
 std::string describe_request(const RequestContext& ctx);
 
+// What callers branch on, read off an error status_error made: the object
+// is absent (404 with a name); the object changed since it was read (409
+// Conflict: read again and decide again); create found it already there.
+bool is_not_found(const cli::Error& e);
+bool is_conflict(const cli::Error& e);
+bool is_already_exists(const cli::Error& e);
+
 }  // namespace kube

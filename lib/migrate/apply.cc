@@ -61,9 +61,6 @@ struct StepError {
   cli::Error error;
 };
 
-bool is_not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
-bool is_conflict(const cli::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
-bool is_exists(const cli::Error& e) { return e.reason == "AlreadyExists"; }
 
 class Pipeline {
  public:
@@ -214,12 +211,12 @@ class Pipeline {
         done(step, true);
         return;
       }
-      if (!is_exists(created.error())) fail(step, created.error());
+      if (!kube::is_already_exists(created.error())) fail(step, created.error());
     }
     // It exists: the stored password is the one that counts.
     auto existing = k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name);
     if (!existing) {
-      if (!is_not_found(existing.error())) fail(step, existing.error());
+      if (!kube::is_not_found(existing.error())) fail(step, existing.error());
       fail(step, cli::make_error(cli::ErrorKind::Refused, "does not exist", object,
                                  "create it with a password key (--auth-secret)"));
     }
@@ -427,11 +424,11 @@ class Pipeline {
     if (existing) {
       cluster = *existing;
     } else {
-      if (!is_not_found(existing.error())) fail(step, existing.error());
+      if (!kube::is_not_found(existing.error())) fail(step, existing.error());
       json object = json(p_.cluster);
       object["metadata"]["annotations"][std::string(op::kAnnAdoption)] = adoption_facts().dump();
       auto created = k_.create(op::resources::etcdclusters, p_.ns, object);
-      if (!created && !is_exists(created.error())) fail(step, created.error());
+      if (!created && !kube::is_already_exists(created.error())) fail(step, created.error());
       cluster = created ? *created : must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
       acted = true;
     }
@@ -452,7 +449,7 @@ class Pipeline {
         acted = true;
         break;
       }
-      if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+      if (!kube::is_conflict(r.error()) || attempt > 5) fail(step, r.error());
       cluster = must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
     }
     std::string id = op::string_at(cluster, "/status/clusterID");
@@ -477,9 +474,9 @@ class Pipeline {
       cli::Result<json> got = cli::make_error(cli::ErrorKind::NotFound, "not found by the plan");
       if (find_object(plan_.inventory.new_members, p_.ns, m) != nullptr) got = k_.get(op::resources::etcdmembers, p_.ns, m);
       if (!got) {
-        if (!is_not_found(got.error())) fail(step, got.error());
+        if (!kube::is_not_found(got.error())) fail(step, got.error());
         auto created = k_.create(op::resources::etcdmembers, p_.ns, member);
-        if (!created && !is_exists(created.error())) fail(step, created.error());
+        if (!created && !kube::is_already_exists(created.error())) fail(step, created.error());
         got = created ? std::move(created) : k_.get(op::resources::etcdmembers, p_.ns, m);
         if (!got) fail(step, got.error());
         acted = true;
@@ -501,7 +498,7 @@ class Pipeline {
           acted = true;
           break;
         }
-        if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+        if (!kube::is_conflict(r.error()) || attempt > 5) fail(step, r.error());
         live = must(step, k_.get(op::resources::etcdmembers, p_.ns, m));
       }
       uids.push_back({m, op::string_at(live, "/metadata/uid")});
@@ -531,7 +528,7 @@ class Pipeline {
       auto svc = attempt == 0 && known != nullptr ? cli::Result<json>(*known)
                                                   : k_.get(kube::resources::services, p_.ns, name);
       if (!svc) {
-        if (is_not_found(svc.error())) return false;
+        if (kube::is_not_found(svc.error())) return false;
         fail(step, svc.error());
       }
       json refs = owners(*svc);
@@ -540,7 +537,7 @@ class Pipeline {
       updated["metadata"]["ownerReferences"] = refs;
       auto r = k_.replace(kube::resources::services, p_.ns, updated);
       if (r) return true;
-      if (!is_conflict(r.error()) || attempt > 5) fail(step, r.error());
+      if (!kube::is_conflict(r.error()) || attempt > 5) fail(step, r.error());
     }
   }
 
@@ -564,8 +561,8 @@ class Pipeline {
       o.precondition_uid = uid;
       auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
       if (r) acted = true;
-      else if (is_not_found(r.error())) gone = true;
-      else if (!is_conflict(r.error())) fail(step, r.error());
+      else if (kube::is_not_found(r.error())) gone = true;
+      else if (!kube::is_conflict(r.error())) fail(step, r.error());
     }
     if (!acted && !gone) {
       auto sts = k_.get(kube::resources::statefulsets, p_.ns, p_.name);
@@ -574,9 +571,9 @@ class Pipeline {
         o.propagation = kube::Propagation::Orphan;
         o.precondition_uid = op::string_at(*sts, "/metadata/uid");
         auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
-        if (!r && !is_not_found(r.error())) fail(step, r.error());
+        if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
         acted = true;
-      } else if (!is_not_found(sts.error())) {
+      } else if (!kube::is_not_found(sts.error())) {
         fail(step, sts.error());
       }
     }
@@ -603,7 +600,7 @@ class Pipeline {
         // The operator creates its own PDB of that name later: only the legacy one goes.
         auto pdb = k_.get(*r, p_.ns, name);
         if (!pdb) {
-          if (is_not_found(pdb.error())) continue;
+          if (kube::is_not_found(pdb.error())) continue;
           fail(step, pdb.error());
         }
         const json* ctrl = op::controller_of(*pdb);
@@ -611,7 +608,7 @@ class Pipeline {
       }
       auto res = k_.remove(*r, p_.ns, name);
       if (res) acted = true;
-      else if (!is_not_found(res.error())) fail(step, res.error());
+      else if (!kube::is_not_found(res.error())) fail(step, res.error());
     }
     done(step, acted);
   }
@@ -652,7 +649,7 @@ class Pipeline {
             acted = true;
             break;
           }
-          if (!is_conflict(res.error()) || attempt > 10) fail(step, res.error());
+          if (!kube::is_conflict(res.error()) || attempt > 10) fail(step, res.error());
         }
       }
     }
@@ -673,17 +670,17 @@ class Pipeline {
       kube::DeleteOptions o;
       o.precondition_uid = op::string_at(*known, "/metadata/uid");
       auto r = k_.remove(kube::resources::services, p_.ns, c, o);
-      if (!r && !is_not_found(r.error())) fail(step, r.error());
+      if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
       deleted = true;
     }
     if (known == nullptr || deleted) {
       auto created = k_.create(kube::resources::services, p_.ns, native);
-      if (!created && deleted && is_exists(created.error())) {
+      if (!created && deleted && kube::is_already_exists(created.error())) {
         // The deleted one is still going (a finalizer): wait, then create.
         if (auto s = k_.wait_deleted(kube::resources::services, p_.ns, c, 60s); !s) fail(step, s.error());
         created = k_.create(kube::resources::services, p_.ns, native);
       }
-      if (!created && !is_exists(created.error())) fail(step, created.error());
+      if (!created && !kube::is_already_exists(created.error())) fail(step, created.error());
       acted = true;
     }
     if (p_.client_service != c) {
@@ -711,7 +708,7 @@ class Pipeline {
       o.propagation = kube::Propagation::Orphan;
       o.precondition_uid = p_.legacy_uid;
       auto r = k_.remove(op::resources::legacy_etcdclusters, p_.ns, p_.name, o);
-      if (!r && !is_not_found(r.error())) fail(step, r.error());
+      if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
       acted = r.ok();
     }
     // D18: not awaited; it stays Terminating while the legacy webhooks exist.
@@ -756,7 +753,7 @@ BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vecto
   }
   if (b.action == BackupAction::Create) {
     auto created = k.create(op::resources::etcdsnapshots, b.ns, json(b.objects.front()));
-    if (!created && !is_exists(created.error())) {
+    if (!created && !kube::is_already_exists(created.error())) {
       r.outcome = "failed";
       r.error = created.error().one_line();
       return r;
@@ -765,7 +762,7 @@ BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vecto
   kube::DeleteOptions o;
   o.propagation = kube::Propagation::Background;
   auto del = k.remove(op::resources::legacy_etcdbackups, b.ns, b.name, o);
-  if (!del && !is_not_found(del.error())) {
+  if (!del && !kube::is_not_found(del.error())) {
     r.outcome = "failed";
     r.error = del.error().one_line();
     return r;
@@ -806,7 +803,7 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, ApplyReport& rep
                                   ? op::resources::mutating_webhooks
                                   : op::resources::validating_webhooks;
     auto res = k.remove(r, "", w.substr(slash + 1));
-    if (res || is_not_found(res.error())) report.webhooks_removed.push_back(w);
+    if (res || kube::is_not_found(res.error())) report.webhooks_removed.push_back(w);
     else report.webhooks_note = "removing " + w + " failed: " + res.error().one_line();
   }
 }

@@ -4,14 +4,6 @@
 
 using nlohmann::json;
 
-TEST_CASE("not_found is the NotFound kind only, whatever the reason") {
-  CHECK(admin::not_found(cli::make_error(cli::ErrorKind::NotFound, "gone")));
-  CHECK_FALSE(admin::not_found(cli::make_error(cli::ErrorKind::Failed, "conflict")));
-  cli::Error e = cli::make_error(cli::ErrorKind::Failed, "x");
-  e.reason = "NotFound";
-  CHECK_FALSE(admin::not_found(e));
-}
-
 TEST_CASE("guarded adds the object's resourceVersion to the patch, keeping the patch's own metadata") {
   json obj = {{"metadata", {{"name", "m"}, {"resourceVersion", "42"}}}};
   CHECK(admin::guarded(obj, {{"spec", {{"replicas", 4}}}}) ==

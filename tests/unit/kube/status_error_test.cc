@@ -47,6 +47,22 @@ TEST_CASE("409 conflict and already-exists are told apart; 410 expired") {
   auto expired = kube::status_error(410, R"({"kind":"Status","reason":"Expired","message":"continue token expired","code":410})", {"list", ec, "ns", "", ""});
   CHECK(expired.reason == "Expired");
   CHECK(expired.hint.find("start the list again") != std::string::npos);
+
+  CHECK(kube::is_conflict(conflict));
+  CHECK_FALSE(kube::is_already_exists(conflict));
+  CHECK(kube::is_already_exists(exists));
+  CHECK_FALSE(kube::is_conflict(exists));
+  CHECK_FALSE(kube::is_conflict(expired));
+  CHECK_FALSE(kube::is_not_found(conflict));
+}
+
+TEST_CASE("is_not_found is the NotFound kind only: an unserved resource is not an absent object") {
+  kube::RequestContext ctx{"get", ec, "ns", "c", ""};
+  CHECK(kube::is_not_found(kube::status_error(404, R"({"kind":"Status","reason":"NotFound","details":{"name":"c"},"code":404})", ctx)));
+  CHECK_FALSE(kube::is_not_found(kube::status_error(404, "404 page not found\n", ctx)));
+  cli::Error e = cli::make_error(cli::ErrorKind::Failed, "x");
+  e.reason = "NotFound";
+  CHECK_FALSE(kube::is_not_found(e));
 }
 
 TEST_CASE("422 carries readable field causes, on one line") {
