@@ -7,17 +7,20 @@ HOSTS_MARK="# etcd-operator-cli-testenv owner="
 
 _state_dir() { mkdir -p "$TESTENV_STATE/ips"; chmod 1777 "$TESTENV_STATE" 2>/dev/null || true; }
 
-# ip_alloc OWNER COUNT: print COUNT free loopback IPs (127.1.x.y), recorded
-# as OWNER's (a directory; when it no longer exists the IP is free again).
-# An IP is free when unrecorded and nothing listens on its 2379/2380.
+# ip_alloc OWNER COUNT [AVOID...]: print COUNT free loopback IPs (127.1.x.y),
+# none of AVOID, recorded as OWNER's (a directory; when it no longer exists
+# the IP is free again). An IP is free when unrecorded and nothing listens on
+# its 2379/2380.
 ip_alloc() {
     local owner=$1 count=$2
+    shift 2
     _state_dir
     (
         flock 9
-        python3 - "$TESTENV_STATE/ips" "$owner" "$count" <<'PY'
+        python3 - "$TESTENV_STATE/ips" "$owner" "$count" "$@" <<'PY'
 import os, socket, sys
 reg, owner, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+avoid = set(sys.argv[4:])
 def taken(ip):
     f = os.path.join(reg, ip)
     try:
@@ -43,7 +46,7 @@ got = []
 for x in range(0, 256):
     for y in range(1, 255):
         ip = f"127.1.{x}.{y}"
-        if taken(ip) or not bindable(ip):
+        if ip in avoid or taken(ip) or not bindable(ip):
             continue
         with open(os.path.join(reg, ip), "w") as f:
             f.write(owner + "\n")

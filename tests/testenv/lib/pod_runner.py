@@ -6,7 +6,8 @@ tests/testenv/pod-runner (see README.md).
 Each poll it lists the namespace's pods that carry the operator's cluster
 label and:
 - a pod with no status yet (phase empty or Pending) and no deletionTimestamp:
-  binds it to the test Node, gives it a loopback IP with a hosts entry for
+  binds it to the test Node, gives it a loopback IP (never the one the last
+  pod of that name had, as a CNI would not) with a hosts entry for
   its member DNS name, writes the Secrets it mounts to files, starts the
   container's own etcd command line with only the paths and 0.0.0.0 listen
   addresses mapped (data dir per PVC, TLS files, the pod's IP), and once
@@ -83,6 +84,7 @@ class Runner:
         self.procs = {}   # pod name -> {"uid", "proc", "ip", "ready", "dir"}
         self.stop = False
         self.failed = set()  # pod UIDs that could not be started
+        self.last_ip = {}  # pod name -> the IP its last Pod had
 
     # --- the test Node -------------------------------------------------------
     def ensure_node(self):
@@ -142,7 +144,10 @@ class Runner:
                 "target": {"apiVersion": "v1", "kind": "Node", "name": self.node}})
             if st not in (200, 201):
                 raise RuntimeError(f"binding answered {st}")
-        ip = sh('ip_alloc "$1" 1', pdir)
+        # A Pod made again under the same name gets another IP, as a CNI
+        # gives it: clients must find a member by its Pod, not remember its IP.
+        ip = sh('ip_alloc "$1" 1 "$2"', pdir, self.last_ip.get(name, ""))
+        self.last_ip[name] = ip
         hostname = pod["spec"].get("hostname", name)
         sub = pod["spec"].get("subdomain")
         if sub:
