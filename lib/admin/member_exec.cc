@@ -586,7 +586,7 @@ class Runner {
 
   // Back: the new Pod's etcd answers Status as the same member. It is dialled
   // with a client of its own: the session's knows the members' old Pod IPs
-  // (and the DNS names verified there) only.
+  // only, and the new Pod has an IP of its own.
   cli::Result<Outcome> rejoin() {
     return poll("waiting for " + plan_.member + " to answer again", [&]() -> cli::Result<std::optional<Outcome>> {
       auto cl = cluster();
@@ -597,10 +597,7 @@ class Runner {
       if (!pods) return std::move(pods).error();
       for (const auto& t : member_targets(*cl, *ms, *pods)) {
         if (t.name != plan_.member || t.endpoint.empty()) continue;
-        etcd::Config cfg = env_.session->target.config;
-        cfg.endpoints = {t.endpoint};
-        if (cfg.tls.server_name.empty() && !t.server_name.empty()) cfg.tls.server_names[t.endpoint] = t.server_name;
-        auto c = etcd::Client::create(cfg);
+        auto c = etcd::Client::create(member_config(env_.session->target, t));
         if (!c) return std::move(c).error();
         auto st = (*c)->status(t.endpoint);
         if (st && st->header.member_id == plan_.id) {

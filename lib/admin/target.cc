@@ -376,8 +376,9 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     for (const auto& m : t.members) {
       if (!m.endpoint.empty()) pod_by_url[m.endpoint] = m.name;
     }
-    cfg.dial = kube::PortForwards::dialer(std::make_shared<kube::PortForwards>(kube->shared_transport()), o.ns,
-                                          std::move(pod_by_url), static_cast<std::uint16_t>(op::kClientPort));
+    t.forwards = std::make_shared<kube::PortForwards>(kube->shared_transport());
+    cfg.dial = kube::PortForwards::dialer(t.forwards, o.ns, std::move(pod_by_url),
+                                          static_cast<std::uint16_t>(op::kClientPort));
     // The first forward now: a refusal by RBAC concerns every pod, so it is
     // the command's error (exit 7), not one per member. Other failures stay
     // per member; the forward is kept for the calls either way.
@@ -385,6 +386,17 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     if (!first && first.error().kind == cli::ErrorKind::PermissionDenied) return std::move(first).error();
   }
   return t;
+}
+
+etcd::Config member_config(const Target& target, const MemberTarget& m) {
+  etcd::Config cfg = target.config;
+  cfg.endpoints = {m.endpoint};
+  if (cfg.tls.server_name.empty() && !m.server_name.empty()) cfg.tls.server_names[m.endpoint] = m.server_name;
+  if (target.forwards && !m.name.empty()) {
+    cfg.dial = kube::PortForwards::dialer(target.forwards, target.ns, {{m.endpoint, m.name}},
+                                          static_cast<std::uint16_t>(op::kClientPort));
+  }
+  return cfg;
 }
 
 }  // namespace admin

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 
 namespace kube {
 class Client;
+class PortForwards;
 }
 
 namespace admin {
@@ -76,6 +78,8 @@ struct Target {
   std::optional<OperatorState> operator_state;  // a cluster's operator, judged at resolution
   std::vector<MemberTarget> members;
   etcd::Config config;            // endpoints = voters to send cluster calls to
+  // With port-forward: the run's forwards, one per Pod name.
+  std::shared_ptr<kube::PortForwards> forwards;
   bool from_cluster() const { return !cluster.empty(); }
   // The members of -p (one) or all of them.
   std::vector<const MemberTarget*> selected() const;
@@ -97,5 +101,11 @@ bool client_tls(const nlohmann::json& cluster);
 // config.dial sends each through a local forward to its pod, started on
 // first use.
 cli::Result<Target> resolve(const TargetOptions& options, kube::Client* kube);
+
+// The config that dials member m alone, with the target's TLS, credentials
+// and timeouts. m may come from objects read after resolution: a Pod the
+// operator created again has a new IP, and with port-forward m's endpoint
+// is forwarded to the Pod by its name all the same.
+etcd::Config member_config(const Target& target, const MemberTarget& m);
 
 }  // namespace admin

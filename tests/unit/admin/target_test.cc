@@ -5,6 +5,7 @@
 #include <map>
 
 #include "fixtures.h"
+#include "kube/local_forward.h"
 
 using namespace admin_test;
 
@@ -145,4 +146,39 @@ TEST_CASE("without a ready voter, cluster calls go to every dialable member") {
   auto t = admin::member_targets(c, json::array({member("a", "", false), member("b", "", true)}),
                                  json::array({pod("a", "10.0.0.1"), pod("b", "10.0.0.2", true, false)}));
   CHECK(admin::cluster_endpoints(t) == std::vector<std::string>{"https://10.0.0.1:2379", "https://10.0.0.2:2379"});
+}
+
+TEST_CASE("member_config dials one member, a Pod replaced since resolution included") {
+  admin::Target t;
+  t.ns = "ns";
+  t.config.endpoints = {"https://127.1.0.1:2379", "https://127.1.0.2:2379"};
+  t.config.tls.server_names["https://127.1.0.1:2379"] = "c-aaaaa.c.ns.svc";
+  t.config.call_timeout = std::chrono::milliseconds(1234);
+  // The operator created c-aaaaa's Pod again: a new IP.
+  auto m = admin::member_targets(cluster(), json::array({member("c-aaaaa", "0000000000000001")}),
+                                 json::array({pod("c-aaaaa", "127.1.0.9")}))
+               .front();
+
+  SUBCASE("direct: the new URL, verified as the member's DNS name") {
+    auto cfg = admin::member_config(t, m);
+    CHECK(cfg.endpoints == std::vector<std::string>{"https://127.1.0.9:2379"});
+    CHECK(cfg.tls.server_names.at("https://127.1.0.9:2379") == "c-aaaaa.c.ns.svc");
+    CHECK(cfg.call_timeout == std::chrono::milliseconds(1234));
+    CHECK_FALSE(cfg.dial);
+  }
+  SUBCASE("--tls-server-name wins over the member DNS name") {
+    t.config.tls.server_name = "etcd.example";
+    CHECK(admin::member_config(t, m).tls.server_names.count("https://127.1.0.9:2379") == 0);
+  }
+  SUBCASE("port-forward: the new URL goes to the Pod by name; other URLs are not guessed") {
+    t.forwards = std::make_shared<kube::PortForwards>(nullptr);
+    // The session's dialer knew the old URL only.
+    t.config.dial = kube::PortForwards::dialer(t.forwards, "ns", {{"https://127.1.0.1:2379", "c-aaaaa"}}, 2379);
+    REQUIRE_FALSE(t.config.dial("https://127.1.0.9:2379"));
+    auto cfg = admin::member_config(t, m);
+    REQUIRE(cfg.dial);
+    auto other = cfg.dial("https://127.1.0.1:2379");
+    REQUIRE_FALSE(other);
+    CHECK(other.error().kind == cli::ErrorKind::CannotConnect);
+  }
 }
