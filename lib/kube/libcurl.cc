@@ -14,6 +14,7 @@ namespace kube {
 namespace {
 
 struct Api {
+  void* handle = nullptr;
   decltype(&::curl_global_init) global_init = nullptr;
   decltype(&::curl_easy_init) easy_init = nullptr;
   decltype(&::curl_easy_setopt) easy_setopt = nullptr;
@@ -62,6 +63,7 @@ cli::Result<Api> open(const std::string& soname) {
     return load_error(soname, why != nullptr ? why : "cannot be loaded");
   }
   Api a;
+  a.handle = lib;
   const char* missing = nullptr;
   bool ok = bind(lib, "curl_global_init", a.global_init, missing) &&
             bind(lib, "curl_easy_init", a.easy_init, missing) &&
@@ -85,7 +87,8 @@ cli::Result<Api> open(const std::string& soname) {
     ::dlclose(lib);
     return load_error(soname, std::string("has no function ") + missing);
   }
-  // Never closed: handles made from it live as long as the process.
+  // load_libcurl never closes it: handles made from it live as long as the
+  // process.
   return a;
 }
 
@@ -100,6 +103,7 @@ const Api* api() {
 cli::Status probe_libcurl(const std::string& soname) {
   auto a = open(soname);
   if (!a) return std::move(a).error();
+  ::dlclose(a->handle);
   return {};
 }
 

@@ -25,7 +25,8 @@ cli::Status load_libcurl();
 
 // The opening itself, for `soname`, without remembering the result: the
 // explained error when it is missing or lacks a function this library needs.
-// load_libcurl() uses it with kLibcurlSoname; exposed for tests.
+// load_libcurl() uses the same opening with kLibcurlSoname; exposed for tests
+// (the library is closed again on success).
 cli::Status probe_libcurl(const std::string& soname);
 
 }  // namespace kube
