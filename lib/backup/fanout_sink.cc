@@ -28,6 +28,10 @@ cli::Status FanoutSink::commit() {
   return {};
 }
 
+void FanoutSink::written_sha256(const Digest& d) {
+  for (Sink* s : sinks_) s->written_sha256(d);
+}
+
 void FanoutSink::abort() noexcept {
   if (done_) return;
   done_ = true;

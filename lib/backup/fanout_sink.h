@@ -18,6 +18,7 @@ class FanoutSink final : public Sink {
 
   cli::Status write(std::string_view data) override;
   cli::Status commit() override;
+  void written_sha256(const Digest& d) override;
   void abort() noexcept override;
 
  private:

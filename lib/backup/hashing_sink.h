@@ -17,6 +17,9 @@ class HashingSink final : public Sink {
 
   cli::Status write(std::string_view data) override;
   cli::Status commit() override;
+  void written_sha256(const Digest& d) override {
+    if (next_ != nullptr) next_->written_sha256(d);
+  }
   void abort() noexcept override;
 
   std::uint64_t bytes() const { return bytes_; }

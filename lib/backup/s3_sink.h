@@ -35,6 +35,10 @@ struct S3SinkOptions {
   // to the metadata (empty: not added). Multipart objects get it by a copy
   // onto themselves after the upload, since it is only known at the end.
   std::string sha256_metadata_key;
+  // The writer tells the SHA-256 of all bytes (Sink::written_sha256) before
+  // commit(): write() does not hash them again, and commit() fails if it was
+  // not told.
+  bool sha256_from_writer = false;
   // The metadata name whose value marks the object's owner: an existing
   // object is replaced only if its value equals metadata[owner_key]. Empty:
   // replace anything.
@@ -63,6 +67,7 @@ class S3Sink final : public Sink {
   cli::Status write(std::string_view data) override;
   cli::Status commit() override;
   void abort() noexcept override;
+  void written_sha256(const Digest& d) override { told_sha256_ = d; }
 
   const std::string& key() const { return key_; }
   std::string uri() const { return client_->uri(key_); }
@@ -99,6 +104,7 @@ class S3Sink final : public Sink {
   Sha256 part_sha_;
   std::vector<Md5Digest> part_md5s_;
   Sha256 sha_;
+  std::optional<Digest> told_sha256_;
   Md5 whole_md5_;
   std::uint64_t bytes_ = 0;
   bool object_written_ = false;  // something is stored under the key by us

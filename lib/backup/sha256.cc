@@ -29,6 +29,16 @@ Digest Sha256::finish() {
   return d;
 }
 
+Digest Sha256::peek() const {
+  Digest d{};
+  unsigned int len = 0;
+  EVP_MD_CTX* copy = EVP_MD_CTX_new();
+  EVP_MD_CTX_copy_ex(copy, ctx_->md);
+  EVP_DigestFinal_ex(copy, d.data(), &len);
+  EVP_MD_CTX_free(copy);
+  return d;
+}
+
 Digest sha256(std::string_view data) {
   Sha256 h;
   h.update(data);

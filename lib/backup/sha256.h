@@ -24,6 +24,9 @@ class Sha256 {
   void update(std::string_view data);
   // Ends the stream; the object then starts over empty.
   Digest finish();
+  // The digest of the bytes so far, the stream going on: a prefix's hash
+  // and the whole stream's from one pass over the bytes.
+  Digest peek() const;
 
  private:
   struct Ctx;

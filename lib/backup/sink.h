@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "backup/sha256.h"
 #include "cli/result.h"
 
 namespace backup {
@@ -15,6 +16,10 @@ class Sink {
   virtual cli::Status write(std::string_view data) = 0;
   // Makes everything written durable and visible under the final name.
   virtual cli::Status commit() = 0;
+  // Told just before commit() by a writer that hashed every byte it wrote
+  // anyway (a snapshot stream does, for its trailer check): their SHA-256,
+  // so that a sink storing it need not hash the same bytes a second time.
+  virtual void written_sha256(const Digest&) {}
   // Drops everything written; never fails (best effort cleanup).
   virtual void abort() noexcept = 0;
 };

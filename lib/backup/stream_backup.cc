@@ -9,7 +9,6 @@
 
 #include "backup/fanout_sink.h"
 #include "backup/file_sink.h"
-#include "backup/hashing_sink.h"
 #include "operator/backup_names.h"
 
 namespace backup {
@@ -31,6 +30,7 @@ class WatchedSink final : public Sink {
     return note(next_.write(data));
   }
   cli::Status commit() override { return note(next_.commit()); }
+  void written_sha256(const Digest& d) override { next_.written_sha256(d); }
   void abort() noexcept override { next_.abort(); }
   bool failed() const { return failed_; }
 
@@ -149,6 +149,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       o.metadata = {{std::string(op::kSnapshotMetaUid), req.cluster_uid},
                     {std::string(op::kSnapshotMetaRevision), std::to_string(cand.status.header.revision)}};
       o.sha256_metadata_key = std::string(op::kSnapshotMetaSha256);
+      o.sha256_from_writer = true;  // the snapshot stream hashes every byte anyway
       o.owner_key = std::string(op::kSnapshotMetaUid);
       o.part_size = req.s3->part_size;
       o.expected_size = static_cast<std::uint64_t>(std::max<std::int64_t>(cand.status.db_size, 0));
@@ -170,10 +171,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       sinks.push_back(file.get());
     }
     FanoutSink fan(sinks);
-    // The S3 sink hashes what it stores anyway; hash here only without it.
-    HashingSink hashing(&fan);
-    Sink& head = s3 ? static_cast<Sink&>(fan) : hashing;
-    WatchedSink watched(head, req.cancelled);
+    WatchedSink watched(fan, req.cancelled);
     etcd::SnapshotProgress progress;
     if (req.progress) {
       progress = [&](std::uint64_t done, std::uint64_t total) { req.progress(cand.endpoint, done, total); };
@@ -185,7 +183,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       out.revision = cand.status.header.revision;
       out.bytes = info->bytes;
       out.sha256 = info->sha256;
-      out.stored_sha256 = s3 ? s3->result().sha256 : hashing.hex();
+      out.stored_sha256 = info->stream_sha256;
       if (s3) {
         out.s3 = s3->result();
         out.destinations.push_back(s3->uri());

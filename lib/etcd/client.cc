@@ -899,6 +899,7 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     if (auto f = rx->finish(); !f) return std::move(f).error();
     info.bytes = rx->bytes();
     info.sha256 = rx->sha256_hex();
+    info.stream_sha256 = rx->stream_sha256_hex();
     return info;
   }
 }

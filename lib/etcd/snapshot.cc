@@ -59,14 +59,18 @@ cli::Status SnapshotReceiver::finish() {
     abort();
     return corrupt("snapshot stream cut short: " + std::to_string(last_remaining_) + " bytes were still announced");
   }
-  auto digest = sha_.finish();
+  auto digest = sha_.peek();
   if (tail_.size() != kTrailer || std::memcmp(digest.data(), tail_.data(), kTrailer) != 0) {
     abort();
     return corrupt("snapshot stream corrupt: its sha256 trailer does not match the data (" +
                    std::to_string(bytes_) + " bytes)");
   }
   sha_hex_ = backup::to_hex(digest);
+  sha_.update(tail_);
+  auto whole = sha_.finish();
+  stream_sha_hex_ = backup::to_hex(whole);
   closed_ = true;
+  sink_.written_sha256(whole);
   return sink_.commit();
 }
 

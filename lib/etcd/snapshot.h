@@ -3,8 +3,10 @@
 // message with the sha256 of everything before it (admin.md 9.4); the whole
 // stream goes to the sink unchanged (the file is then what etcdctl saves,
 // db ‖ sha256, and `etcdutl snapshot restore` checks the trailer again),
-// while the last 32 bytes seen are held back from the running hash. Memory
-// stays constant whatever the db size.
+// while the last 32 bytes seen are held back from the running hash. At the
+// end that hash gives both the db's digest (to check the trailer) and, with
+// the held-back bytes added, the whole stream's (for the sink): one pass over
+// the bytes for both. Memory stays constant whatever the db size.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,9 @@ class SnapshotReceiver {
 
   std::uint64_t bytes() const { return bytes_; }
   const std::string& sha256_hex() const { return sha_hex_; }
+  // Of every byte given to the sink, trailer included; the sink is told it
+  // too (Sink::written_sha256) before its commit.
+  const std::string& stream_sha256_hex() const { return stream_sha_hex_; }
 
  private:
   cli::Error corrupt(std::string message);
@@ -52,6 +57,7 @@ class SnapshotReceiver {
   std::uint64_t last_remaining_ = 0;
   std::size_t messages_ = 0;
   std::string sha_hex_;
+  std::string stream_sha_hex_;
   bool closed_ = false;
 };
 

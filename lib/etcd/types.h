@@ -110,6 +110,7 @@ struct SnapshotInfo {
   Header header;               // empty: etcd 3.4-3.6 send none with snapshots
   std::uint64_t bytes = 0;     // written to the sink, trailer included (as etcdctl saves it)
   std::string sha256;          // hex; the verified trailer = sha256 of the db
+  std::string stream_sha256;   // hex, of every byte written (db and trailer): sha256sum of the saved file
   std::string version;         // storage version the server announces (3.6+), else empty
 };
 

@@ -117,6 +117,33 @@ TEST_CASE("a long stream is a multipart upload of fixed parts, its ETag the MD5 
   CHECK(pending_uploads(b).find("<Upload>") == std::string::npos);
 }
 
+TEST_CASE("a writer that tells the stream's sha256 has it stored as told; one that does not fails the commit") {
+  Bucket b("s3-told");
+  std::string data = pattern((6u << 20) + 3, 4);  // two parts: the sha256 is set by the copy
+  backup::S3SinkOptions o;
+  o.metadata = {{"etcd-snapshot-uid", "uid-3"}};
+  o.sha256_metadata_key = "etcd-snapshot-sha256";
+  o.sha256_from_writer = true;
+  o.part_size = backup::kS3MinPartSize;
+  auto told = must(backup::S3Sink::create(b.location(), s3_credentials(), "told.db", o), "create");
+  must(stream(*told, data), "write");
+  told->written_sha256(backup::sha256(data));
+  must(told->commit(), "commit");
+  CHECK(told->result().sha256 == backup::to_hex(backup::sha256(data)));
+  auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
+  auto head = must(client->head("told.db"), "head");
+  REQUIRE(head.has_value());
+  CHECK(head->metadata["etcd-snapshot-sha256"] == backup::to_hex(backup::sha256(data)));
+
+  auto untold = must(backup::S3Sink::create(b.location(), s3_credentials(), "untold.db", o), "create");
+  must(stream(*untold, data), "write");
+  auto st = untold->commit();
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find("did not tell the SHA-256") != std::string::npos);
+  CHECK_FALSE(must(client->head("untold.db"), "head").has_value());
+  CHECK(pending_uploads(b).find("<Upload>") == std::string::npos);
+}
+
 TEST_CASE("virtual-host addressing: bucket.localhost") {
   Bucket b("s3-vhost");
   auto loc = b.location(false);

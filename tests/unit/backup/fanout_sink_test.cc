@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 
 namespace {
@@ -24,6 +25,8 @@ struct Recorder : backup::Sink {
     return {};
   }
   void abort() noexcept override { ++aborts; }
+  std::optional<backup::Digest> told;
+  void written_sha256(const backup::Digest& d) override { told = d; }
 };
 
 }  // namespace
@@ -72,4 +75,15 @@ TEST_CASE("destroyed without commit: every sink aborts") {
     REQUIRE(f.write("x").ok());
   }
   CHECK(a.aborts == 1);
+}
+
+TEST_CASE("the stream's sha256 is passed on to every sink") {
+  Recorder a, b;
+  backup::FanoutSink f({&a, &b});
+  REQUIRE(f.write("abc").ok());
+  auto d = backup::sha256("abc");
+  f.written_sha256(d);
+  REQUIRE(f.commit().ok());
+  CHECK(a.told == d);
+  CHECK(b.told == d);
 }

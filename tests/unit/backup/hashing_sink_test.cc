@@ -53,3 +53,12 @@ TEST_CASE("the hashing sink works alone and forwards abort") {
   h.abort();
   CHECK(next.aborted);
 }
+
+TEST_CASE("peek gives the digest so far and the stream goes on") {
+  backup::Sha256 h;
+  h.update("ab");
+  auto prefix = h.peek();
+  h.update("c");
+  CHECK(prefix == backup::sha256("ab"));
+  CHECK(h.finish() == backup::sha256("abc"));
+}

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -173,4 +174,51 @@ TEST_CASE("progress reports bytes received against the announced size") {
   REQUIRE(seen.size() == 4);
   CHECK(seen[0] == std::make_pair(std::uint64_t{32768}, std::uint64_t{db.size()}));
   CHECK(seen.back().first == db.size() + 32);
+}
+
+namespace {
+
+// Records what a receiver hands its sink, and when the digest arrives.
+struct TellingSink : backup::Sink {
+  std::string data;
+  std::optional<backup::Digest> told;
+  bool told_before_commit = false;
+  cli::Status write(std::string_view d) override {
+    data.append(d);
+    return {};
+  }
+  cli::Status commit() override {
+    told_before_commit = told.has_value();
+    return {};
+  }
+  void abort() noexcept override {}
+  void written_sha256(const backup::Digest& d) override { told = d; }
+};
+
+}  // namespace
+
+TEST_CASE("the sink is told the sha256 of every byte it got, trailer included, before its commit") {
+  std::string db = fake_db(3 * 32 * 1024 + 7);
+  TellingSink sink;
+  etcd::SnapshotReceiver rx(sink, {}, "endpoint test");
+  for (const auto& m : record(db)) REQUIRE(rx.add(m.blob, m.remaining).ok());
+  REQUIRE(rx.finish().ok());
+  REQUIRE(sink.told.has_value());
+  CHECK(sink.told_before_commit);
+  CHECK(*sink.told == backup::sha256(sink.data));
+  CHECK(rx.stream_sha256_hex() == backup::to_hex(backup::sha256(sink.data)));
+  // The db's own digest stays the trailer's, not the stream's.
+  CHECK(rx.sha256_hex() == backup::to_hex(backup::sha256(db)));
+  CHECK(rx.sha256_hex() != rx.stream_sha256_hex());
+}
+
+TEST_CASE("a corrupt stream tells the sink nothing") {
+  std::string db = fake_db(2 * 32 * 1024);
+  auto msgs = record(db);
+  msgs.front().blob[5] ^= 1;
+  TellingSink sink;
+  etcd::SnapshotReceiver rx(sink, {}, "endpoint test");
+  for (const auto& m : msgs) REQUIRE(rx.add(m.blob, m.remaining).ok());
+  CHECK_FALSE(rx.finish().ok());
+  CHECK_FALSE(sink.told.has_value());
 }
