@@ -90,7 +90,9 @@ closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflic
   --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | sed 's/:.*//' | sort -u)
 libs=$(ldd "$KUBECTL_ETCD" "$ETCD_MIGRATE" | awk '/=>/{print $3}' | sort -u)
 # libcurl is opened when first needed (lib/kube/libcurl.h), so ldd does not list it.
-curl_lib=$(ldconfig -p | awk '$1 == "libcurl.so.4" {print $NF; exit}')
+# awk reads to the end: exiting early would kill ldconfig by SIGPIPE, which
+# pipefail turns into this script's exit status 141.
+curl_lib=$(ldconfig -p | awk '$1 == "libcurl.so.4" && !found {print $NF; found = 1}')
 [ -n "$curl_lib" ] || fail "libcurl.so.4 is not installed"
 libs="$libs $curl_lib"
 for lib in $libs; do
