@@ -51,12 +51,16 @@ int main(int argc, char** argv) {
     if (!sink) return fail(sink.error());
     std::ifstream in(what, std::ios::binary);
     std::vector<char> buf(64 * 1024);
+    backup::Sha256 sha;  // the writer's to tell, as a snapshot receiver does
     while (in) {
       in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
       auto n = static_cast<std::size_t>(in.gcount());
       if (n == 0) break;
-      if (auto s = (*sink)->write(std::string_view(buf.data(), n)); !s) return fail(s.error());
+      std::string_view chunk(buf.data(), n);
+      sha.update(chunk);
+      if (auto s = (*sink)->write(chunk); !s) return fail(s.error());
     }
+    (*sink)->written_sha256(sha.finish());
     if (auto s = (*sink)->commit(); !s) return fail(s.error());
     bytes = (*sink)->result().bytes;
     parts = (*sink)->result().parts;

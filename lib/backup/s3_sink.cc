@@ -48,7 +48,6 @@ cli::Status S3Sink::fail(cli::Error e) {
 
 cli::Status S3Sink::write(std::string_view data) {
   if (done_) return cli::make_error(ErrorKind::Failed, "write after the upload ended", uri());
-  if (!options_.sha256_from_writer) sha_.update(data);
   if (!options_.sha256_metadata_key.empty()) whole_md5_.update(data);
   bytes_ += data.size();
   while (!data.empty()) {
@@ -134,10 +133,10 @@ cli::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& e
 
 cli::Status S3Sink::commit() {
   if (done_) return cli::make_error(ErrorKind::Failed, "commit after the upload ended", uri());
-  if (options_.sha256_from_writer && !told_sha256_) {
+  if (!told_sha256_) {
     return fail(cli::make_error(ErrorKind::Failed, "the writer did not tell the SHA-256 of the stream", uri()));
   }
-  std::string sha_hex = to_hex(options_.sha256_from_writer ? *told_sha256_ : sha_.finish());
+  std::string sha_hex = to_hex(*told_sha256_);
   S3Metadata metadata = options_.metadata;
   if (!options_.sha256_metadata_key.empty()) metadata[options_.sha256_metadata_key] = sha_hex;
 

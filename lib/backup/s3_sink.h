@@ -7,7 +7,10 @@
 // ETag as S3 computes it from the MD5s sent, user metadata) before it
 // answers success. abort() (and a failure anywhere) aborts the multipart
 // upload, or deletes an object that failed its read-back, so no partial
-// artefact stays behind under the key.
+// artefact stays behind under the key. The SHA-256 of the stream (result
+// and sha256 metadata) is the writer's to tell (Sink::written_sha256) before
+// commit(), which fails without it: a snapshot stream hashes every byte
+// anyway, so the sink does not hash them a second time.
 //
 // create() checks before any byte streams: the bucket exists, the
 // credentials work, the endpoint answers; and an object already under the
@@ -35,10 +38,6 @@ struct S3SinkOptions {
   // to the metadata (empty: not added). Multipart objects get it by a copy
   // onto themselves after the upload, since it is only known at the end.
   std::string sha256_metadata_key;
-  // The writer tells the SHA-256 of all bytes (Sink::written_sha256) before
-  // commit(): write() does not hash them again, and commit() fails if it was
-  // not told.
-  bool sha256_from_writer = false;
   // The metadata name whose value marks the object's owner: an existing
   // object is replaced only if its value equals metadata[owner_key]. Empty:
   // replace anything.
@@ -103,7 +102,6 @@ class S3Sink final : public Sink {
   Md5 part_md5_;
   Sha256 part_sha_;
   std::vector<Md5Digest> part_md5s_;
-  Sha256 sha_;
   std::optional<Digest> told_sha256_;
   Md5 whole_md5_;
   std::uint64_t bytes_ = 0;

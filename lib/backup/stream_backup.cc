@@ -149,7 +149,6 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
       o.metadata = {{std::string(op::kSnapshotMetaUid), req.cluster_uid},
                     {std::string(op::kSnapshotMetaRevision), std::to_string(cand.status.header.revision)}};
       o.sha256_metadata_key = std::string(op::kSnapshotMetaSha256);
-      o.sha256_from_writer = true;  // the snapshot stream hashes every byte anyway
       o.owner_key = std::string(op::kSnapshotMetaUid);
       o.part_size = req.s3->part_size;
       o.expected_size = static_cast<std::uint64_t>(std::max<std::int64_t>(cand.status.db_size, 0));

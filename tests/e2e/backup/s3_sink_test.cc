@@ -41,7 +41,7 @@ std::string download(const Bucket& b, const std::string& key) {
 }
 
 // Writes in uneven chunks, as a gRPC stream does.
-cli::Status stream(backup::Sink& s, const std::string& data) {
+cli::Status write_chunks(backup::Sink& s, const std::string& data) {
   std::size_t off = 0, step = 1;
   while (off < data.size()) {
     std::size_t n = std::min(data.size() - off, (step * 7919) % (3u << 20) + 1);
@@ -49,6 +49,13 @@ cli::Status stream(backup::Sink& s, const std::string& data) {
     off += n;
     ++step;
   }
+  return {};
+}
+
+// ... and then tells the stream's SHA-256, as a snapshot receiver does.
+cli::Status stream(backup::Sink& s, const std::string& data) {
+  if (auto st = write_chunks(s, data); !st) return st;
+  s.written_sha256(backup::sha256(data));
   return {};
 }
 
@@ -117,26 +124,28 @@ TEST_CASE("a long stream is a multipart upload of fixed parts, its ETag the MD5 
   CHECK(pending_uploads(b).find("<Upload>") == std::string::npos);
 }
 
-TEST_CASE("a writer that tells the stream's sha256 has it stored as told; one that does not fails the commit") {
+TEST_CASE("the sha256 stored is the one the writer told; a writer that tells none fails the commit") {
   Bucket b("s3-told");
   std::string data = pattern((6u << 20) + 3, 4);  // two parts: the sha256 is set by the copy
   backup::S3SinkOptions o;
   o.metadata = {{"etcd-snapshot-uid", "uid-3"}};
   o.sha256_metadata_key = "etcd-snapshot-sha256";
-  o.sha256_from_writer = true;
   o.part_size = backup::kS3MinPartSize;
+  // Another digest than the data's: the sink stores what it is told and
+  // does not hash the bytes itself.
+  const auto told_digest = backup::sha256("told");
   auto told = must(backup::S3Sink::create(b.location(), s3_credentials(), "told.db", o), "create");
-  must(stream(*told, data), "write");
-  told->written_sha256(backup::sha256(data));
+  must(write_chunks(*told, data), "write");
+  told->written_sha256(told_digest);
   must(told->commit(), "commit");
-  CHECK(told->result().sha256 == backup::to_hex(backup::sha256(data)));
+  CHECK(told->result().sha256 == backup::to_hex(told_digest));
   auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
   auto head = must(client->head("told.db"), "head");
   REQUIRE(head.has_value());
-  CHECK(head->metadata["etcd-snapshot-sha256"] == backup::to_hex(backup::sha256(data)));
+  CHECK(head->metadata["etcd-snapshot-sha256"] == backup::to_hex(told_digest));
 
   auto untold = must(backup::S3Sink::create(b.location(), s3_credentials(), "untold.db", o), "create");
-  must(stream(*untold, data), "write");
+  must(write_chunks(*untold, data), "write");
   auto st = untold->commit();
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().message.find("did not tell the SHA-256") != std::string::npos);
@@ -190,11 +199,11 @@ TEST_CASE("an existing object is replaced only when it carries the same owner UI
   o.metadata = {{"etcd-snapshot-uid", "uid-a"}};
   o.owner_key = "etcd-snapshot-uid";
   auto first = must(backup::S3Sink::create(b.location(), s3_credentials(), "x.db", o), "create");
-  must(first->write("first"), "write");
+  must(stream(*first, "first"), "write");
   must(first->commit(), "commit");
   // Same owner: replaced.
   auto again = must(backup::S3Sink::create(b.location(), s3_credentials(), "x.db", o), "create again");
-  must(again->write("second"), "write");
+  must(stream(*again, "second"), "write");
   must(again->commit(), "commit");
   CHECK(download(b, "x.db") == "second");
   // Another owner: refused before any byte is sent.
