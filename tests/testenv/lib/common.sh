@@ -5,6 +5,9 @@ KUBE_VERSION=1.36.3
 ETCD35_VERSION=3.5.21
 ETCD36_VERSION=3.6.11
 VERSITYGW_VERSION=1.8.0
+# The v1alpha2 operator and the Go reference tools, from the source snapshot
+# beside the repository (the commit its CRDs come from).
+OPERATOR_COMMIT=a371f0c
 BUILD_RECIPE=1
 TESTENV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TESTENV_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/etcd-operator-cli/testenv"
@@ -22,14 +25,27 @@ module_version() {
     etcd36) echo "v$ETCD36_VERSION" ;;
     s3) echo "v$VERSITYGW_VERSION" ;;
     nodeagent) echo "v$KUBE_VERSION" ;;
+    operator) echo "$OPERATOR_COMMIT" ;;
     esac
+}
+
+# operator_tarball: the upstream source snapshot the operator module builds
+# from (TESTENV_UPSTREAM overrides the directory that holds it).
+operator_tarball() {
+    local d=${TESTENV_UPSTREAM:-$TESTENV_ROOT/../../../shared/upstream}
+    echo "$d/cozystack-etcd-operator-$OPERATOR_COMMIT.tar.gz"
 }
 
 # module_key MOD: cache key = module, version, hash of go.mod, go.sum and sources.
 module_key() {
     local src="$TESTENV_ROOT/go/$1" h
-    h=$(cd "$src" && find . -name '*.go' -o -name go.mod -o -name go.sum | LC_ALL=C sort |
-        xargs sha256sum | sha256sum | cut -c1-16)
+    if [[ $1 == operator ]]; then
+        # Its sources are the tarball: the key covers its bytes.
+        h=$(sha256sum <"$(operator_tarball)" | cut -c1-16)
+    else
+        h=$(cd "$src" && find . -name '*.go' -o -name go.mod -o -name go.sum | LC_ALL=C sort |
+            xargs sha256sum | sha256sum | cut -c1-16)
+    fi
     # The build recipe (ldflags, flags) is part of the key too: bump
     # BUILD_RECIPE when build changes what it produces.
     h=$(printf '%s %s' "$h" "$BUILD_RECIPE" | sha256sum | cut -c1-16)
