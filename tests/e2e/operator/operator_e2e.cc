@@ -1,0 +1,154 @@
+#include "operator_e2e.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace e2e {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string temp_dir(const std::string& prefix) {
+  std::string tmpl = var("TESTENV_DIR") + "/" + unique_name(prefix);
+  return tmpl;
+}
+
+}  // namespace
+
+Operator::Operator(std::string deployment, const std::string& watch, int replicas)
+    : deployment_(std::move(deployment)) {
+  auto slash = deployment_.find('/');
+  REQUIRE(slash != std::string::npos);
+  ns_ = deployment_.substr(0, slash);
+  name_ = deployment_.substr(slash + 1);
+  dir_ = temp_dir("operator");
+  auto r = run({testenv_tool("operator"), "start", "--dir", dir_, "--deployment", deployment_, "--watch-namespace",
+                watch, "--replicas", std::to_string(replicas)},
+               {{"TESTENV_ENV_FILE", var("TESTENV_DIR") + "/env"}});
+  REQUIRE_MESSAGE(r.rc == 0, "operator start failed: " << r.err);
+}
+
+Operator::~Operator() {
+  run({testenv_tool("operator"), "stop", "--dir", dir_}, {{"TESTENV_ENV_FILE", var("TESTENV_DIR") + "/env"}});
+}
+
+void Operator::scale(int replicas) {
+  kubectl({"-n", ns_, "scale", "deployment", name_, "--replicas", std::to_string(replicas)});
+}
+
+void Operator::wait_leading(std::chrono::seconds timeout) {
+  wait_until(
+      [&] {
+        auto d = kubectl_result({"-n", ns_, "get", "deployment", name_, "-o", "json"});
+        if (d.rc != 0) return false;
+        if (json::parse(d.out)["status"].value("readyReplicas", 0) < 1) return false;
+        return log().find("successfully acquired lease") != std::string::npos;
+      },
+      timeout, "the operator " + deployment_ + " to be ready and lead");
+}
+
+std::string Operator::log() const {
+  std::ifstream f(dir_ + "/logs/manager.log");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+PodRunner::PodRunner(std::string ns) : ns_(std::move(ns)) {
+  dir_ = temp_dir("pod-runner");
+  auto r = run({testenv_tool("pod-runner"), "start", "--namespace", ns_, "--dir", dir_},
+               {{"TESTENV_ENV_FILE", var("TESTENV_DIR") + "/env"}});
+  REQUIRE_MESSAGE(r.rc == 0, "pod-runner start failed: " << r.err);
+}
+
+PodRunner::~PodRunner() {
+  run({testenv_tool("pod-runner"), "stop", "--dir", dir_}, {{"TESTENV_ENV_FILE", var("TESTENV_DIR") + "/env"}});
+}
+
+std::string kubectl_etcd_path() {
+  const char* p = std::getenv("KUBECTL_ETCD");
+  REQUIRE_MESSAGE(p != nullptr, "KUBECTL_ETCD is not set (meson sets it)");
+  return p;
+}
+
+void wait_until(const std::function<bool()>& ready, std::chrono::seconds timeout, const std::string& what) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > end) FAIL("timed out after " << timeout.count() << " s waiting for " << what);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+json get_json(const std::vector<std::string>& args) {
+  std::vector<std::string> a = {"get"};
+  a.insert(a.end(), args.begin(), args.end());
+  a.insert(a.end(), {"-o", "json"});
+  return json::parse(kubectl(a));
+}
+
+json condition(const json& obj, const std::string& type) {
+  for (const auto& c : obj.value("/status/conditions"_json_pointer, json::array())) {
+    if (c.value("type", "") == type) return c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::map<std::string, std::string> field_of(const std::string& ns, const std::vector<std::string>& kinds,
+                                            const char* field) {
+  std::string joined;
+  for (const auto& k : kinds) joined += (joined.empty() ? "" : ",") + k;
+  std::map<std::string, std::string> out;
+  for (const auto& o : get_json({"-n", ns, joined})["items"]) {
+    out[o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>()] =
+        o["metadata"][field].get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> versions(const std::string& ns, const std::vector<std::string>& kinds) {
+  return field_of(ns, kinds, "resourceVersion");
+}
+
+std::map<std::string, std::string> uids(const std::string& ns, const std::vector<std::string>& kinds) {
+  return field_of(ns, kinds, "uid");
+}
+
+bool converged(const std::string& ns, const std::string& cluster) {
+  auto c = kubectl_result({"-n", ns, "get", "etcdclusters.etcd-operator.cozystack.io", cluster, "-o", "json"});
+  if (c.rc != 0) return false;
+  json ec = json::parse(c.out);
+  auto is = [&](const char* type, const char* status, const char* reason) {
+    json k = condition(ec, type);
+    return k.is_object() && k.value("status", "") == status && (reason == nullptr || k.value("reason", "") == reason);
+  };
+  if (!is("Available", "True", nullptr) || !is("Progressing", "False", "Reconciled") ||
+      !is("Degraded", "False", nullptr)) {
+    return false;
+  }
+  const long long want = ec["spec"].value("replicas", 3LL);
+  if (ec["status"].value("readyMembers", -1LL) != want) return false;
+  if (ec["status"].value("/observed/replicas"_json_pointer, -1LL) != want) return false;
+  if (ec["status"].contains("progressDeadline") && !ec["status"]["progressDeadline"].is_null()) return false;
+  auto members = get_json({"-n", ns, "etcdmembers.etcd-operator.cozystack.io", "-l",
+                           "etcd-operator.cozystack.io/cluster=" + cluster})["items"];
+  long long running = 0;
+  for (const auto& m : members) {
+    if (m["metadata"].contains("deletionTimestamp")) return false;
+    ++running;
+    json ready = condition(m, "Ready");
+    if (!ready.is_object() || ready.value("status", "") != "True") return false;
+    if (m["status"].value("memberID", "").empty()) return false;
+  }
+  return running == want;
+}
+
+}  // namespace e2e
