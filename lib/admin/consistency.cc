@@ -169,8 +169,10 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
     }
   }
   if (in.operator_state && !in.operator_state->active) {
+    const auto& st = *in.operator_state;
     add(finding::kOperatorInactive, Severity::Error, {}, 0,
-        in.operator_state->reason + "; nothing completes pending members, promotions or replacements");
+        st.reason + (st.looked_at.empty() ? std::string() : " (looked at " + st.looked_at + "; --operator NS/NAME names another Deployment)") +
+            "; nothing completes pending members, promotions or replacements");
   }
   if (deadline) {
     add(finding::kDeadlineExceeded, Severity::Error, {}, 0,

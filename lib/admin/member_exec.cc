@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "admin/cert_check.h"
 #include "admin/consistency.h"
 #include "admin/kube_util.h"
 #include "admin/member_object.h"
@@ -749,6 +750,9 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   for (const auto& name : member_secrets(st.cluster)) {
     auto sec = kube.get(kube::resources::secrets, ns, name);
     if (!sec && kube::is_not_found(sec.error())) st.missing_secrets.push_back(name);
+    if (!sec) continue;
+    auto uncovered = uncovered_certificate(*sec, c, ns);
+    if (!uncovered.empty()) st.uncovered_certs.push_back(uncovered);
   }
   auto l = s.etcd->member_list(true);
   if (l) st.etcd = std::move(l.value());

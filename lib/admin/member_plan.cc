@@ -505,6 +505,14 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
   if (!f.terminating.empty() && !gap_only) {
     p.refusals.push_back("EtcdMember " + name_of(*f.terminating.front()) + " is Terminating: a removal is in flight");
   }
+  if (resume == nullptr && !r.force && !s.uncovered_certs.empty()) {
+    const std::string ns = op::string_at(s.cluster, "/metadata/namespace");
+    for (const auto& cert : s.uncovered_certs) {
+      p.refusals.push_back("the certificate of " + cert + " does not cover " + op::future_member_dns(c, ns) +
+                           ", the kind of name the operator gives a new member, so TLS to it would fail: add the DNS name *." +
+                           op::service_dns(c, ns) + " to it (or issue it with cert-manager), or pass --force");
+    }
+  }
   if (p.mode == Mode::Operator) {
     if (resume != nullptr) {
       p.refusals.push_back("EtcdMember " + name_of(*resume) + " is being added: the operator completes it");

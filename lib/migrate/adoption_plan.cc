@@ -67,7 +67,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   if (request.skip_controller_check) {
     plan.gate.skipped = true;
   } else {
-    auto gate = check_controllers(client, valid.legacy_controller, valid.new_controller);
+    auto gate = check_controllers(client, valid.legacy_controller, valid.new_controller, plan.scope);
     if (!gate) return gate.error();
     plan.gate = std::move(*gate);
     if (!plan.gate.quiet()) {

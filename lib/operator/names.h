@@ -79,6 +79,11 @@ std::string native_client_service(std::string_view c);      // <c>-client
 std::string legacy_cluster_state_configmap(std::string_view c);  // <c>-cluster-state
 // <pod>.<svc>.<ns>.svc
 std::string member_dns(std::string_view pod, std::string_view service, std::string_view ns);
+// A host name of the shape the operator gives members it creates later
+// (<c>-<5 characters>.<c>.<ns>.svc). Its suffix uses characters that
+// generateName never picks, so only a wildcard name can cover it: what a
+// certificate must list for the cluster to grow.
+std::string future_member_dns(std::string_view c, std::string_view ns);
 std::string service_dns(std::string_view service, std::string_view ns);  // <svc>.<ns>.svc
 std::string snapshotter_name(std::string_view schedule);   // <schedule>-snapshotter (§9.7)
 // The name of the legacy StatefulSet's etcd member pods: <c>-<ordinal>.

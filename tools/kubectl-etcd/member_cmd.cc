@@ -150,7 +150,9 @@ void setup_member_add(CLI::App& sub, cli::Action& action, cli::Program& program)
   add_mutation_flags(sub, *o);
   sub.add_flag("--wait", o->wait, "Operator-mediated: wait until the operator added and promoted the member");
   sub.add_flag("--no-promote", o->request.no_promote, "Break-glass: leave the learner for the operator to promote");
-  sub.add_flag("--force", o->request.force, "Add although spec.replicas differs from status.observed.replicas");
+  sub.add_flag("--force", o->request.force,
+               "Add although spec.replicas differs from status.observed.replicas, or the TLS certificates do not "
+               "cover the name of a new member");
   sub.footer("Always adds a learner. With the operator active: +1 on spec.replicas. With --break-glass: the\n"
              "EtcdMember, MemberAddAsLearner, its PVC and Pod, then the promotion once it is in sync.\n"
              "A re-run after a stop finishes the add in progress. Exit 3 refused, 4 timed out (re-run resumes).");

@@ -26,7 +26,10 @@ std::string secret_password(const std::string& ns, const std::string& secret) {
   return decoded.out;
 }
 
-// The operator's log lines at ERROR level about this namespace.
+// The operator's log lines at ERROR level about this namespace, but for
+// optimistic-concurrency conflicts ("Operation cannot be fulfilled ... the
+// object has been modified"): those are its own reconciles racing its own
+// cache, retried at once, and seen on clusters it created itself too.
 std::vector<std::string> errors_about(const e2e::Operator& op, const std::string& ns) {
   std::vector<std::string> out;
   std::string log = op.log();
@@ -35,7 +38,8 @@ std::vector<std::string> errors_about(const e2e::Operator& op, const std::string
     std::size_t end = log.find('\n', start);
     if (end == std::string::npos) end = log.size();
     std::string line = log.substr(start, end - start);
-    if (line.find("\tERROR\t") != std::string::npos && line.find("\"" + ns + "\"") != std::string::npos) {
+    if (line.find("\tERROR\t") != std::string::npos && line.find("\"" + ns + "\"") != std::string::npos &&
+        line.find("Operation cannot be fulfilled") == std::string::npos) {
       out.push_back(line.substr(0, 400));
     }
     start = end + 1;
@@ -118,10 +122,11 @@ void hand_over(const std::string& version, bool tls_auth) {
 
   // Our own checks agree with the operator's view.
   auto check = e2e::run({e2e::kubectl_etcd_path(), "check", "-n", ns.name(), "-c", "etcd", "--connect", "direct",
-                         "--operator", f.new_controller()},
+                         "--operator", f.new_controller(), "-o", "json"},
                         {{"KUBECONFIG", e2e::var("KUBECONFIG")}, {"NO_COLOR", "1"}});
-  CHECK_MESSAGE(check.rc == 0, "check: " << check.out << check.err);
-  CHECK(check.out.find("No findings") != std::string::npos);
+  INFO("check: " << check.out << check.err);
+  CHECK(check.rc == 0);
+  CHECK(json::parse(check.out)["findings"].empty());
   auto verified = e2e::etcd_migrate({"verify", "-n", ns.name(), "etcd"});
   CHECK_MESSAGE(verified.rc == 0, "verify: " << verified.out << verified.err);
 

@@ -105,7 +105,8 @@ std::map<std::string, std::string> field_of(const std::string& ns, const std::ve
   std::string joined;
   for (const auto& k : kinds) joined += (joined.empty() ? "" : ",") + k;
   std::map<std::string, std::string> out;
-  for (const auto& o : get_json({"-n", ns, joined})["items"]) {
+  const json items = get_json({"-n", ns, joined})["items"];
+  for (const auto& o : items) {
     out[o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>()] =
         o["metadata"][field].get<std::string>();
   }

@@ -201,6 +201,10 @@ TEST_CASE("an inactive operator is a finding; an unjudged one is not") {
   auto fs = admin::check_consistency(in);
   REQUIRE(codes(fs) == std::vector<std::string>{"OPERATOR_INACTIVE"});
   CHECK(fs[0].message.rfind("no operator Deployment", 0) == 0);
+  CHECK(fs[0].message.find("looked at") == std::string::npos);
+  in.operator_state->looked_at = "Deployment o/op and Lease o/l";
+  CHECK(admin::check_consistency(in)[0].message.find("(looked at Deployment o/op and Lease o/l; --operator NS/NAME") !=
+        std::string::npos);
   in.operator_state = admin::OperatorState{true, true, "unreadable"};
   CHECK(admin::check_consistency(in).empty());
 }

@@ -107,6 +107,24 @@ TEST_CASE("add refuses an orphan learner, a dead voter and a user change in flig
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "never formed"));
 }
 
+TEST_CASE("add, in either mode, refuses certificates that do not cover a new member's name, unless --force") {
+  for (bool break_glass : {true, false}) {
+    auto s = converged(!break_glass);
+    s.uncovered_certs = {"Secret c-server-tls (tls.crt names: c-0.c-headless.ns.svc)"};
+    auto p = admin::plan_member(s, req(admin::MemberOp::Add, {}, break_glass));
+    CHECK(refused_with(p, "the certificate of Secret c-server-tls (tls.crt names: c-0.c-headless.ns.svc) does not cover "
+                          "c-00000.c.ns.svc"));
+    CHECK(refused_with(p, "add the DNS name *.c.ns.svc"));
+    auto forced = req(admin::MemberOp::Add, {}, break_glass);
+    forced.force = true;
+    CHECK_FALSE(admin::plan_member(s, forced).refused());
+  }
+  // Removing does not need the name of a new member.
+  auto s = converged(true);
+  s.uncovered_certs = {"Secret c-server-tls (tls.crt names: none)"};
+  CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Remove, "c-bbbbb", false)).refused());
+}
+
 TEST_CASE("modes: operator-mediated by default, break-glass refused while the operator runs") {
   auto active = converged(true);
   auto op = admin::plan_member(active, req(admin::MemberOp::Add, {}, false));
