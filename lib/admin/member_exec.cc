@@ -68,6 +68,7 @@ class Runner {
       auto r = with_retries(s.id);
       if (!r) return std::move(r).error();
       report_.steps.push_back({s.id, r->first, r->second});
+      if (o_.step_done) o_.step_done(report_.steps.back());
       if (o_.after_step) o_.after_step(s.id);
     }
     report_.member = added_.empty() ? plan_.member : added_;
@@ -495,7 +496,11 @@ class Runner {
       auto again = members_now();
       if (!again) return std::move(again).error();
       if (find_member(*again, id, plan_.member, url) != nullptr) return std::move(r).error();
-      return Outcome{"skipped", "already removed"};
+      // This step saw it listed and asked for its removal: "not found" is
+      // the answer of another member to a retry of that same request (the
+      // first went to the removed member itself, which stopped before it
+      // answered). The removal is this step's.
+      return Outcome{"done", "removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)"};
     }
     return Outcome{"done", "removed " + etcd::format_member_id(id)};
   }

@@ -37,6 +37,8 @@ inline constexpr std::string_view kLabelComponent = "app.kubernetes.io/component
 inline constexpr std::string_view kLabelCluster = "etcd-operator.cozystack.io/cluster";
 inline constexpr std::string_view kLabelRole = "etcd-operator.cozystack.io/role";
 inline constexpr std::string_view kRoleVoter = "voter";
+// The label the API server puts on every namespace, its name as the value.
+inline constexpr std::string_view kLabelNamespaceName = "kubernetes.io/metadata.name";
 
 // --- annotations and finalizers -----------------------------------------------
 inline constexpr std::string_view kReservedPrefix = "etcd-operator.cozystack.io/";

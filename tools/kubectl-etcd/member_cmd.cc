@@ -116,8 +116,11 @@ int run_member(cli::Program& program, MemberOpts& o) {
   eo.progress = note;
   const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
   std::string kill_step = kill_after != nullptr ? kill_after : "";
-  eo.after_step = [&progress, kill_step](const std::string& step) {
-    progress.line("step " + step + " done");
+  // The outcome the step returned, as the summary reports it.
+  eo.step_done = [&progress](const admin::StepResult& r) {
+    progress.line("step " + r.step + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
+  };
+  eo.after_step = [kill_step](const std::string& step) {
     // Test seam for the crash tests: die right after the named step.
     if (!kill_step.empty() && step == kill_step) std::raise(SIGKILL);
   };
