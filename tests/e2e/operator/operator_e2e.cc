@@ -105,7 +105,10 @@ std::map<std::string, std::string> field_of(const std::string& ns, const std::ve
   std::string joined;
   for (const auto& k : kinds) joined += (joined.empty() ? "" : ",") + k;
   std::map<std::string, std::string> out;
-  for (const auto& o : get_json({"-n", ns, joined})["items"]) {
+  // The list is kept in a variable: a range-for over a member of a temporary
+  // would iterate a destroyed object.
+  const json list = get_json({"-n", ns, joined});
+  for (const auto& o : list["items"]) {
     out[o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>()] =
         o["metadata"][field].get<std::string>();
   }
