@@ -47,7 +47,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 OperatorCluster::OperatorCluster(const std::string& prefix, Options o) : ns_(prefix), tls_(o.tls) {
   dir_ = var("TESTENV_DIR") + "/" + ns() + "-pki";
   runner_ = std::make_unique<PodRunner>(ns());
-  op_ = std::make_unique<Operator>(deployment(), ns(), 1);
+  // An image repository of its own: `etcd-migrate adopt` refuses while any
+  // Pod in the cluster runs the image of the operator it hands over to, and
+  // adoption tests run beside this one.
+  op_ = std::make_unique<Operator>(deployment(), ns(), 1, "testenv.invalid/etcd-operator-e2e:v0.5.0");
   json spec = {{"replicas", o.replicas}, {"version", "3.6.11"}, {"storage", {{"size", "1Gi"}}}};
   if (tls_) {
     make_pki(dir_, name_, ns());
