@@ -39,7 +39,6 @@ struct StepResult;
 
 struct ExecOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // waits (Ready, promotion)
-  bool wait = false;  // operator-mediated add/replace: wait for the operator to finish
   std::function<void(const std::string&)> progress;           // transient lines (stderr)
   std::function<void(const std::string& step)> after_step;    // a step finished (test seam)
   // A step finished with this outcome (the one its summary line reports).

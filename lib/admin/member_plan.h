@@ -53,6 +53,9 @@ struct MemberRequest {
   bool no_promote = false;  // add: leave the learner for the operator
   bool move_leader = true;  // remove: hand leadership away from the target first
   bool force_delete_pod = false;  // remove: delete its Pod with grace 0 when its Node is NotReady or gone
+  // Operator-mediated add, remove, replace: wait until the operator finished
+  // (the steps wait-added, wait-removed, wait-filled).
+  bool wait = false;
 };
 
 enum class Mode { Operator, BreakGlass };
@@ -80,6 +83,8 @@ struct MemberPlan {
   bool was_ready = false;   // remove: the EtcdMember had Ready=True
   bool stop_operator = false;
   long long replicas = 0;   // observed.replicas when planned
+  long long want = 0;       // operator-mediated waits: the member count the operator settles at
+  std::vector<std::string> before;  // operator-mediated waits: the EtcdMembers when planned
   std::vector<PlanStep> steps;
   std::vector<std::string> refusals;  // non-empty: refused (exit 3)
   std::string not_found;              // non-empty: the target does not exist (exit 6)

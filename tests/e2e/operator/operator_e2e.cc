@@ -20,16 +20,17 @@ std::string temp_dir(const std::string& prefix) {
 
 }  // namespace
 
-Operator::Operator(std::string deployment, const std::string& watch, int replicas)
+Operator::Operator(std::string deployment, const std::string& watch, int replicas, const std::string& image)
     : deployment_(std::move(deployment)) {
   auto slash = deployment_.find('/');
   REQUIRE(slash != std::string::npos);
   ns_ = deployment_.substr(0, slash);
   name_ = deployment_.substr(slash + 1);
   dir_ = temp_dir("operator");
-  auto r = run({testenv_tool("operator"), "start", "--dir", dir_, "--deployment", deployment_, "--watch-namespace",
-                watch, "--replicas", std::to_string(replicas)},
-               {{"TESTENV_ENV_FILE", var("TESTENV_DIR") + "/env"}});
+  std::vector<std::string> argv = {testenv_tool("operator"), "start", "--dir", dir_, "--deployment", deployment_,
+                                   "--watch-namespace", watch, "--replicas", std::to_string(replicas)};
+  if (!image.empty()) argv.insert(argv.end(), {"--image", image});
+  auto r = run(argv, {{"TESTENV_ENV_FILE", var("TESTENV_DIR") + "/env"}});
   REQUIRE_MESSAGE(r.rc == 0, "operator start failed: " << r.err);
 }
 

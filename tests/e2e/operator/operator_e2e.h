@@ -18,10 +18,10 @@ namespace e2e {
 
 // The operator Deployment `deployment` (NS/NAME) with the chart's manager
 // container, WATCH_NAMESPACE `watch`, `replicas` replicas, supervised until
-// the object goes.
+// the object goes. `image`: the container's image (default the chart's).
 class Operator {
  public:
-  Operator(std::string deployment, const std::string& watch, int replicas);
+  Operator(std::string deployment, const std::string& watch, int replicas, const std::string& image = {});
   ~Operator();
   Operator(const Operator&) = delete;
   Operator& operator=(const Operator&) = delete;

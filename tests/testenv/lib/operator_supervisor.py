@@ -193,7 +193,12 @@ class Supervisor:
         labels["pod-template-hash"] = h[:10]
         spec = json.loads(json.dumps(tmpl["spec"]))
         spec["nodeName"] = self.a.node
-        spec.pop("serviceAccountName", None)  # no such ServiceAccount is needed: it runs as admin
+        # No such ServiceAccount is needed: it runs as admin. The apiserver
+        # copies serviceAccountName into the deprecated serviceAccount field of
+        # a stored template, so both go (either one alone names a missing
+        # account and the Pod is refused with 403).
+        spec.pop("serviceAccountName", None)
+        spec.pop("serviceAccount", None)
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": self.ns, "labels": labels},
                "spec": spec}
         st, made = self.api.call("POST", self.pod_path(), pod)
