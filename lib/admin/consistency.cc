@@ -159,7 +159,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
     // The operator takes a new spec up only once its current target is
     // reached, every running member Ready, and says nothing while it waits
     // (Progressing stays False/Reconciled): a member that is not Ready holds
-    // the change back for good (docs/operator-findings-membership.md).
+    // the change back for good (docs/operator-contract.md, "Membership changes").
     const bool held = want != observed.value_or(want) && !deadline_set && !not_ready.empty();
     const bool in_flight = !held && (want != observed.value_or(want) || deadline_set);
     add(finding::kReplicasMismatch, in_flight ? Severity::Transient : Severity::Error, {}, 0,

@@ -103,7 +103,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
 // The cluster waits for a member that does not come back: the operator
 // adopts no spec change and adds no member while one is not Ready, and
 // replaces a dead one by itself only after its container restarted five
-// times (docs/operator-findings-membership.md).
+// times (docs/operator-contract.md, "Membership changes").
 void dead_members(const LiveState& s, UnwedgePlan& p) {
   long long running = 0;
   for (const auto& m : s.members) {

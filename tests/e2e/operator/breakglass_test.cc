@@ -4,7 +4,7 @@
 // at 0, its Lease expired), the surgery done, its replicas restored; then,
 // for the first 60 s of the operator running again, it deletes no Pod or
 // EtcdMember (UIDs unchanged) and etcd's membership equals the EtcdMembers
-// (docs/operator-findings-membership.md).
+// (docs/operator-contract.md, "Membership changes").
 #include <doctest/doctest.h>
 
 #include <fstream>

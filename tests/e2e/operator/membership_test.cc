@@ -4,7 +4,7 @@
 // (the operator's finalizer removes it, its scale-up fills the gap),
 // `member roll`, and a scale through the /scale subresource. Each step ends
 // with `kubectl-etcd check` clean and etcd's membership equal to the
-// EtcdMembers (docs/operator-findings-membership.md).
+// EtcdMembers (docs/operator-contract.md, "Membership changes").
 #include <doctest/doctest.h>
 
 #include <set>
