@@ -216,7 +216,7 @@ TEST_CASE("the member DNS override annotation changes the peer URL matched") {
 TEST_CASE("an inactive operator is a finding; an unjudged one is not") {
   auto in = converged();
   CHECK(admin::check_consistency(in).empty());
-  in.operator_state = admin::OperatorState{false, false, "no operator Deployment and no live leader Lease"};
+  in.operator_state = admin::OperatorState{false, false, "no operator Deployment and no live leader Lease", ""};
   auto fs = admin::check_consistency(in);
   REQUIRE(codes(fs) == std::vector<std::string>{"OPERATOR_INACTIVE"});
   CHECK(fs[0].message.rfind("no operator Deployment", 0) == 0);
@@ -224,7 +224,7 @@ TEST_CASE("an inactive operator is a finding; an unjudged one is not") {
   in.operator_state->looked_at = "Deployment o/op and Lease o/l";
   CHECK(admin::check_consistency(in)[0].message.find("(looked at Deployment o/op and Lease o/l; --operator NS/NAME") !=
         std::string::npos);
-  in.operator_state = admin::OperatorState{true, true, "unreadable"};
+  in.operator_state = admin::OperatorState{true, true, "unreadable", ""};
   CHECK(admin::check_consistency(in).empty());
 }
 
