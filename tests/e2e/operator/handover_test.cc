@@ -26,27 +26,6 @@ std::string secret_password(const std::string& ns, const std::string& secret) {
   return decoded.out;
 }
 
-// The operator's log lines at ERROR level about this namespace, but for
-// optimistic-concurrency conflicts ("Operation cannot be fulfilled ... the
-// object has been modified"): those are its own reconciles racing its own
-// cache, retried at once, and seen on clusters it created itself too.
-std::vector<std::string> errors_about(const e2e::Operator& op, const std::string& ns) {
-  std::vector<std::string> out;
-  std::string log = op.log();
-  std::size_t start = 0;
-  while (start < log.size()) {
-    std::size_t end = log.find('\n', start);
-    if (end == std::string::npos) end = log.size();
-    std::string line = log.substr(start, end - start);
-    if (line.find("\tERROR\t") != std::string::npos && line.find("\"" + ns + "\"") != std::string::npos &&
-        line.find("Operation cannot be fulfilled") == std::string::npos) {
-      out.push_back(line.substr(0, 400));
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
 void hand_over(const std::string& version, bool tls_auth) {
   e2e::Namespace ns("e2e-handover-" + version.substr(0, 1) + version.substr(2));
   std::vector<std::string> args = {"--version", version, "--pdb"};
@@ -67,7 +46,7 @@ void hand_over(const std::string& version, bool tls_auth) {
   op.wait_leading();
   e2e::wait_until([&] { return e2e::converged(ns.name(), "etcd"); }, std::chrono::seconds(120),
                   "the operator to report " + ns.name() + "/etcd converged");
-  INFO("operator log errors: " << json(errors_about(op, ns.name())).dump(2));
+  INFO("operator log errors: " << json(e2e::operator_errors(op, ns.name())).dump(2));
 
   // The conditions the operator sets for a healthy cluster.
   json cluster = e2e::get_json({"-n", ns.name(), "etcdclusters.etcd-operator.cozystack.io", "etcd"});
@@ -134,7 +113,7 @@ void hand_over(const std::string& version, bool tls_auth) {
   const auto versions = e2e::versions(ns.name(), kWatched);
   std::this_thread::sleep_for(std::chrono::seconds(60));
   CHECK(e2e::versions(ns.name(), kWatched) == versions);
-  CHECK(errors_about(op, ns.name()).empty());
+  CHECK(e2e::operator_errors(op, ns.name()).empty());
 
   auto written = writer.stop();
   CHECK(written > 0);

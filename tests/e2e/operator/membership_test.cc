@@ -15,12 +15,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::set<std::string> names(const json& members) {
-  std::set<std::string> out;
-  for (const auto& m : members) out.insert(m["metadata"]["name"].get<std::string>());
-  return out;
-}
-
 std::string pod_uid(const e2e::OperatorCluster& c, const std::string& pod) {
   return e2e::kubectl({"-n", c.ns(), "get", "pod", pod, "-o", "jsonpath={.metadata.uid}"});
 }
@@ -37,7 +31,7 @@ void settled(const e2e::OperatorCluster& c, std::size_t want, const std::string&
 // victim and the operator has filled the gap with a new Ready voter; the
 // members that stay were not touched.
 void remove_and_fill(e2e::OperatorCluster& c, const std::string& victim, const std::string& what) {
-  const auto before = names(c.members());
+  const auto before = e2e::object_names(c.members());
   const auto ids_before = c.etcd_ids();
   std::map<std::string, std::string> stay;
   for (const auto& m : before) {
@@ -55,7 +49,7 @@ void remove_and_fill(e2e::OperatorCluster& c, const std::string& victim, const s
   const auto ids = c.etcd_ids();
   CHECK(ids.count(victim) == 0);
   for (const auto& [name, id] : ids) CHECK(id != ids_before.at(victim));
-  const auto after = names(c.members());
+  const auto after = e2e::object_names(c.members());
   CHECK(after.count(victim) == 0);
   CHECK(after.size() == before.size());
   for (const auto& [m, uid] : stay) {
@@ -74,7 +68,7 @@ TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the 
   settled(c, 3, "bootstrapped by the operator");
 
   // add --wait: returns only once the operator's learner is a promoted voter.
-  const auto before = names(c.members());
+  const auto before = e2e::object_names(c.members());
   auto t0 = std::chrono::steady_clock::now();
   auto add = c.tool({"member", "add"}, {"--wait", "--yes", "--timeout", "4m"});
   INFO("add: stdout " << add.out << "\nstderr " << add.err);
@@ -86,7 +80,7 @@ TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the 
   CHECK(members.size() == 4);
   for (const auto& m : members) CHECK_FALSE(m.value("isLearner", false));
   std::string added;
-  for (const auto& n : names(c.members())) {
+  for (const auto& n : e2e::object_names(c.members())) {
     if (!before.count(n)) added = n;
   }
   CHECK_FALSE(added.empty());
@@ -97,7 +91,7 @@ TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the 
   // remove --wait of a follower, then of the leader.
   const std::string leader = c.leader();
   std::string follower;
-  for (const auto& n : names(c.members())) {
+  for (const auto& n : e2e::object_names(c.members())) {
     if (n != leader) follower = n;
   }
   remove_and_fill(c, follower, "member remove --wait of follower " + follower);
@@ -106,7 +100,7 @@ TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the 
   CHECK(c.leader() != leader_now);
 
   // roll: the operator recreates the Pod from its template; same PVC, same member ID.
-  const std::string rolled = *names(c.members()).begin();
+  const std::string rolled = *e2e::object_names(c.members()).begin();
   const std::string uid = pod_uid(c, rolled);
   const std::string id = c.etcd_ids().at(rolled);
   t0 = std::chrono::steady_clock::now();

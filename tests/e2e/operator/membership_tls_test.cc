@@ -14,12 +14,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::set<std::string> names(const json& members) {
-  std::set<std::string> out;
-  for (const auto& m : members) out.insert(m["metadata"]["name"].get<std::string>());
-  return out;
-}
-
 void settled(const e2e::OperatorCluster& c, std::size_t want, const std::string& where) {
   INFO(where);
   CHECK(c.etcd_members().size() == want);
@@ -46,14 +40,14 @@ TEST_CASE("TLS: add --wait out of time exits 4 and the operator goes on; remove 
 
   // The leader goes next.
   const std::string leader = c.leader();
-  const auto before = names(c.members());
+  const auto before = e2e::object_names(c.members());
   const auto t0 = std::chrono::steady_clock::now();
   auto rm = c.tool({"member", "remove", leader}, {"--wait", "--yes", "--timeout", "4m"});
   INFO("remove: stdout " << rm.out << "\nstderr " << rm.err);
   REQUIRE(rm.rc == 0);
   MESSAGE("member remove --wait of the leader took " << e2e::seconds_since(t0) << " s");
   CHECK(c.etcd_ids().count(leader) == 0);
-  const auto after = names(c.members());
+  const auto after = e2e::object_names(c.members());
   CHECK(after.count(leader) == 0);
   CHECK(after.size() == 4);
   CHECK(c.leader() != leader);

@@ -61,11 +61,7 @@ class OperatorCluster {
   void check_clean(const std::string& where) const;
   // Waits until the operator reports the cluster converged (e2e::converged).
   void wait_converged(const std::string& what, std::chrono::seconds timeout = std::chrono::seconds(180)) const;
-  // The operator's ERROR log lines about this namespace since `from` (a
-  // byte offset of its log), without those about its own races that it
-  // retries as a matter of course: optimistic-concurrency conflicts, etcd's
-  // "unhealthy cluster" refusals, creating a Pod it had just created, and
-  // running the finalizer of a member it had just released.
+  // e2e::operator_errors for this namespace.
   std::vector<std::string> operator_errors(std::size_t from = 0) const;
   std::size_t log_size() const { return op_->log().size(); }
 
