@@ -23,7 +23,7 @@ std::string env(const char* name) {
   return v != nullptr ? v : "";
 }
 
-int fail(const cli::Error& e) {
+int fail(const base::Error& e) {
   std::fprintf(stderr, "error: %s\n", e.one_line().c_str());
   return 1;
 }
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     if (!sink) return fail(sink.error());
     std::ifstream in(what, std::ios::binary);
     std::vector<char> buf(64 * 1024);
-    backup::Sha256 sha;  // the writer's to tell, as a snapshot receiver does
+    base::Sha256 sha;  // the writer's to tell, as a snapshot receiver does
     while (in) {
       in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
       auto n = static_cast<std::size_t>(in.gcount());

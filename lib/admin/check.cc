@@ -5,12 +5,12 @@
 
 namespace admin {
 
-cli::Result<std::vector<Finding>> gather_findings(const Target& t, etcd::Client& c) {
+base::Result<std::vector<Finding>> gather_findings(const Target& t, etcd::Client& c) {
   // A linearizable read fails while the voters elect a leader ("leader
   // changed"); an election takes about a second, so retry within one budget.
   auto until = std::chrono::steady_clock::now() + t.config.call_timeout;
   auto list = c.member_list(true);
-  while (!list && list.error().kind == cli::ErrorKind::CannotConnect && std::chrono::steady_clock::now() < until) {
+  while (!list && list.error().kind == base::ErrorKind::CannotConnect && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     list = c.member_list(true);
   }
@@ -31,19 +31,19 @@ nlohmann::ordered_json check_document(const std::vector<Finding>& findings) {
   return doc;
 }
 
-cli::View check_view() {
-  cli::View v;
+output::View check_view() {
+  output::View v;
   v.rows = "findings";
   v.columns = {{"CODE", "code"}, {"SEVERITY", "severity"}, {"MEMBER", "member"}, {"ID", "id"}, {"MESSAGE", "message"}};
   v.empty_message = "no findings";
   return v;
 }
 
-std::string render_report(const nlohmann::ordered_json& doc, const cli::View& view, cli::Format format) {
-  std::string out = cli::render(doc, view, format);
-  if (format != cli::Format::Table && format != cli::Format::Wide) return out;
+std::string render_report(const nlohmann::ordered_json& doc, const output::View& view, output::Format format) {
+  std::string out = output::render(doc, view, format);
+  if (format != output::Format::Table && format != output::Format::Wide) return out;
   if (view.rows != "findings" && doc.contains("findings") && !doc["findings"].empty()) {
-    out += "\nFINDINGS\n" + cli::render(doc, check_view(), format);
+    out += "\nFINDINGS\n" + output::render(doc, check_view(), format);
   }
   return out;
 }

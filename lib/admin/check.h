@@ -8,21 +8,21 @@
 
 #include "admin/consistency.h"
 #include "admin/target.h"
-#include "cli/format.h"
-#include "cli/render.h"
-#include "cli/result.h"
+#include "output/format.h"
+#include "output/render.h"
+#include "base/result.h"
 #include "etcd/client.h"
 
 namespace admin {
 
 // A linearizable MemberList (a voter's view), then check_consistency.
-cli::Result<std::vector<Finding>> gather_findings(const Target& t, etcd::Client& c);
+base::Result<std::vector<Finding>> gather_findings(const Target& t, etcd::Client& c);
 
 nlohmann::ordered_json check_document(const std::vector<Finding>& findings);
-cli::View check_view();
+output::View check_view();
 
 // Table and wide: the document's table, then its "findings" (if any) as a
 // second table; json and yaml: the document.
-std::string render_report(const nlohmann::ordered_json& doc, const cli::View& view, cli::Format format);
+std::string render_report(const nlohmann::ordered_json& doc, const output::View& view, output::Format format);
 
 }  // namespace admin

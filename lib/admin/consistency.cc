@@ -5,7 +5,7 @@
 #include <set>
 
 #include "admin/target.h"
-#include "cli/rfc3339.h"
+#include "base/rfc3339.h"
 #include "etcd/member_id.h"
 #include "operator/names.h"
 
@@ -181,7 +181,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   if (!deadline && in.cluster.contains("/status/progressDeadline"_json_pointer)) {
     const auto& v = in.cluster["status"]["progressDeadline"];
     if (v.is_string()) {
-      auto t = cli::parse_rfc3339_seconds(v.get<std::string>());
+      auto t = base::parse_rfc3339_seconds(v.get<std::string>());
       deadline = t && *t < std::chrono::system_clock::to_time_t(in.now);
     }
   }

@@ -36,18 +36,18 @@ std::string cluster_unhealthy(Session& s) {
 
 }  // namespace
 
-cli::Status validate(const DefragRule& r, bool min_reclaim_given) {
+base::Status validate(const DefragRule& r, bool min_reclaim_given) {
   if (r.quota_usage_above && (*r.quota_usage_above < 1 || *r.quota_usage_above > 100)) {
-    return cli::make_error(cli::ErrorKind::Usage, "--quota-usage-above must be between 1% and 100%");
+    return base::make_error(base::ErrorKind::Usage, "--quota-usage-above must be between 1% and 100%");
   }
   if (min_reclaim_given && !r.quota_usage_above) {
-    return cli::make_error(cli::ErrorKind::Usage, "--min-reclaim applies only together with --quota-usage-above");
+    return base::make_error(base::ErrorKind::Usage, "--min-reclaim applies only together with --quota-usage-above");
   }
   if (r.min_reclaim > r.free_space_above && r.quota_usage_above) {
-    return cli::make_error(cli::ErrorKind::Usage, "--min-reclaim must not exceed --free-space-above");
+    return base::make_error(base::ErrorKind::Usage, "--min-reclaim must not exceed --free-space-above");
   }
   if (r.free_space_above < 0 || r.min_reclaim < 0) {
-    return cli::make_error(cli::ErrorKind::Usage, "sizes must not be negative");
+    return base::make_error(base::ErrorKind::Usage, "sizes must not be negative");
   }
   return {};
 }
@@ -74,7 +74,7 @@ std::vector<DefragCandidate> defrag_order(std::vector<DefragCandidate> ms) {
   return ms;
 }
 
-cli::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, const DefragProgress& progress) {
+base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, const DefragProgress& progress) {
   auto statuses = status_of_members(s);
   std::vector<DefragRow> rows;
   std::vector<DefragCandidate> candidates;
@@ -91,7 +91,7 @@ cli::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, c
                           effective_quota(st.db_size_quota, s.target.cluster_object)});
   }
   if (!r.member.empty() && rows.empty() && candidates.empty()) {
-    return cli::make_error(cli::ErrorKind::NotFound, "no member \"" + r.member + "\" in the target");
+    return base::make_error(base::ErrorKind::NotFound, "no member \"" + r.member + "\" in the target");
   }
   bool deferred = false;
   for (const auto& m : defrag_order(candidates)) {
@@ -151,15 +151,15 @@ cli::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, c
   return rows;
 }
 
-std::vector<cli::Outcome> defrag_outcomes(const std::vector<DefragRow>& rows) {
-  std::vector<cli::Outcome> out;
+std::vector<base::Outcome> defrag_outcomes(const std::vector<DefragRow>& rows) {
+  std::vector<base::Outcome> out;
   for (const auto& r : rows) {
     if (r.outcome == "Failed") {
-      out.push_back(cli::Outcome::Failed);
+      out.push_back(base::Outcome::Failed);
     } else if (r.outcome == "Skipped" && r.reason == "ClusterNotHealthy") {
-      out.push_back(cli::Outcome::Blocked);
+      out.push_back(base::Outcome::Blocked);
     } else {
-      out.push_back(cli::Outcome::Succeeded);
+      out.push_back(base::Outcome::Succeeded);
     }
   }
   return out;
@@ -183,17 +183,17 @@ ojson defrag_document(const std::vector<DefragRow>& rows) {
   return doc;
 }
 
-cli::View defrag_view() {
-  cli::View v;
+output::View defrag_view() {
+  output::View v;
   v.columns = {{"NAME", "name"},
-               {"ID", "id", cli::Cell::Text, true},
+               {"ID", "id", output::Cell::Text, true},
                {"ROLE", "role"},
                {"OUTCOME", "outcome"},
                {"REASON", "reason"},
-               {"BEFORE", "dbSizeBefore", cli::Cell::Bytes},
-               {"AFTER", "dbSizeAfter", cli::Cell::Bytes},
-               {"RECLAIMED", "reclaimedBytes", cli::Cell::Bytes},
-               {"ERROR", "error", cli::Cell::Text, true}};
+               {"BEFORE", "dbSizeBefore", output::Cell::Bytes},
+               {"AFTER", "dbSizeAfter", output::Cell::Bytes},
+               {"RECLAIMED", "reclaimedBytes", output::Cell::Bytes},
+               {"ERROR", "error", output::Cell::Text, true}};
   return v;
 }
 

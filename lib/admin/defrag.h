@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/session.h"
-#include "cli/outcome.h"
-#include "cli/render.h"
-#include "cli/result.h"
+#include "base/outcome.h"
+#include "output/render.h"
+#include "base/result.h"
 
 namespace admin {
 
@@ -29,7 +29,7 @@ struct DefragRule {
 };
 
 // Usage errors for rules EtcdDefrag's schema would refuse.
-cli::Status validate(const DefragRule& r, bool min_reclaim_given);
+base::Status validate(const DefragRule& r, bool min_reclaim_given);
 
 struct DefragCandidate {
   std::string name;
@@ -71,10 +71,10 @@ struct DefragRequest {
 
 // Reports each finished member as it goes (progress on stderr).
 using DefragProgress = std::function<void(const DefragRow&)>;
-cli::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, const DefragProgress& progress = {});
-std::vector<cli::Outcome> defrag_outcomes(const std::vector<DefragRow>& rows);
+base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, const DefragProgress& progress = {});
+std::vector<base::Outcome> defrag_outcomes(const std::vector<DefragRow>& rows);
 
 nlohmann::ordered_json defrag_document(const std::vector<DefragRow>& rows);
-cli::View defrag_view();
+output::View defrag_view();
 
 }  // namespace admin

@@ -150,16 +150,16 @@ nlohmann::ordered_json health_document(const HealthReport& r) {
   return doc;
 }
 
-cli::View health_view() {
-  cli::View v;
+output::View health_view() {
+  output::View v;
   v.rows = "members";
   v.columns = {{"NAME", "name"},
                {"ID", "id"},
                {"ROLE", "role"},
                {"HEALTHY", "healthy"},
-               {"TOOK", "took", cli::Cell::Seconds},
+               {"TOOK", "took", output::Cell::Seconds},
                {"ERROR", "error"},
-               {"ENDPOINT", "endpoint", cli::Cell::Text, true}};
+               {"ENDPOINT", "endpoint", output::Cell::Text, true}};
   return v;
 }
 

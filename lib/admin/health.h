@@ -12,7 +12,7 @@
 
 #include "admin/consistency.h"
 #include "admin/session.h"
-#include "cli/render.h"
+#include "output/render.h"
 
 namespace admin {
 
@@ -40,6 +40,6 @@ HealthReport check_health(Session& s, bool with_consistency = true);
 int health_exit_code(const HealthReport& r);
 
 nlohmann::ordered_json health_document(const HealthReport& r);
-cli::View health_view();
+output::View health_view();
 
 }  // namespace admin

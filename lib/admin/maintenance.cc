@@ -50,26 +50,26 @@ std::vector<MemberStatus> status_of_members(Session& s, bool selected_only) {
   return out;
 }
 
-cli::Result<std::int64_t> compact_target(const CompactRequest& r, std::int64_t current) {
-  if (r.revision && r.keep) return cli::make_error(cli::ErrorKind::Usage, "--revision and --keep exclude each other");
+base::Result<std::int64_t> compact_target(const CompactRequest& r, std::int64_t current) {
+  if (r.revision && r.keep) return base::make_error(base::ErrorKind::Usage, "--revision and --keep exclude each other");
   std::int64_t rev = current;
   if (r.revision) rev = *r.revision;
   if (r.keep) {
-    if (*r.keep < 0) return cli::make_error(cli::ErrorKind::Usage, "--keep must not be negative");
+    if (*r.keep < 0) return base::make_error(base::ErrorKind::Usage, "--keep must not be negative");
     rev = current - *r.keep;
   }
   if (rev <= 0) {
-    return cli::make_error(cli::ErrorKind::Refused, "nothing to compact: revision " + std::to_string(rev), {},
+    return base::make_error(base::ErrorKind::Refused, "nothing to compact: revision " + std::to_string(rev), {},
                            "the current revision is " + std::to_string(current));
   }
   if (rev > current) {
-    return cli::make_error(cli::ErrorKind::Usage, "revision " + std::to_string(rev) + " is in the future", {},
+    return base::make_error(base::ErrorKind::Usage, "revision " + std::to_string(rev) + " is in the future", {},
                            "the current revision is " + std::to_string(current));
   }
   return rev;
 }
 
-cli::Result<std::int64_t> compact(Session& s, const CompactRequest& r) {
+base::Result<std::int64_t> compact(Session& s, const CompactRequest& r) {
   // The current revision from a voter's answer (the Go plugin read a Status header).
   etcd::RangeOptions ro;
   ro.count_only = true;
@@ -82,7 +82,7 @@ cli::Result<std::int64_t> compact(Session& s, const CompactRequest& r) {
   return *rev;
 }
 
-cli::Result<std::vector<AlarmRow>> alarm_list(Session& s) {
+base::Result<std::vector<AlarmRow>> alarm_list(Session& s) {
   auto a = s.etcd->alarm_list();
   if (!a) return std::move(a).error();
   std::vector<AlarmRow> rows;
@@ -106,8 +106,8 @@ ojson alarm_document(const std::vector<AlarmRow>& rows, bool disarm) {
   return doc;
 }
 
-cli::View alarm_view(bool disarm) {
-  cli::View v;
+output::View alarm_view(bool disarm) {
+  output::View v;
   v.columns = {{"MEMBER", "member"}, {"ID", "id"}, {"ALARM", "alarm"}};
   if (disarm) {
     v.columns.push_back({"OUTCOME", "outcome"});
@@ -117,7 +117,7 @@ cli::View alarm_view(bool disarm) {
   return v;
 }
 
-cli::Result<std::uint64_t> resolve_member(Session& s, const std::string& text) {
+base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text) {
   for (const auto& m : s.target.members) {
     if (!m.name.empty() && m.name == text) {
       if (m.id != 0) return m.id;
@@ -132,13 +132,13 @@ cli::Result<std::uint64_t> resolve_member(Session& s, const std::string& text) {
   }
   auto id = etcd::parse_member_id(text);
   if (!id) {
-    return cli::make_error(cli::ErrorKind::NotFound, "no member named \"" + text + "\"", {},
+    return base::make_error(base::ErrorKind::NotFound, "no member named \"" + text + "\"", {},
                            "give an EtcdMember name or a member ID");
   }
   return *id;
 }
 
-cli::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r) {
+base::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r) {
   auto alarms = s.etcd->alarm_list();
   if (!alarms) return std::move(alarms).error();
   DisarmReport out;
@@ -149,14 +149,14 @@ cli::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r) {
     if (a.type == etcd::AlarmType::Corrupt && !r.force) {
       row.outcome = "refused";
       row.error = "a CORRUPT alarm is disarmed only with --force, after the member's data was checked";
-      out.outcomes.push_back(cli::Outcome::Blocked);
+      out.outcomes.push_back(base::Outcome::Blocked);
     } else if (auto d = s.etcd->alarm_disarm(a); !d) {
       row.outcome = "failed";
       row.error = d.error().one_line();
-      out.outcomes.push_back(cli::Outcome::Failed);
+      out.outcomes.push_back(base::Outcome::Failed);
     } else {
       row.outcome = "disarmed";
-      out.outcomes.push_back(cli::Outcome::Succeeded);
+      out.outcomes.push_back(base::Outcome::Succeeded);
       nospace_disarmed = nospace_disarmed || a.type == etcd::AlarmType::NoSpace;
     }
     out.rows.push_back(std::move(row));
@@ -179,14 +179,14 @@ cli::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r) {
   return out;
 }
 
-cli::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target) {
+base::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target) {
   auto statuses = status_of_members(s);
   const MemberStatus* leader = nullptr;
   for (const auto& m : statuses) {
     if (m.status && m.status->is_leader()) leader = &m;
   }
   if (!leader) {
-    return cli::make_error(cli::ErrorKind::CannotConnect, "no reachable member is the leader", {},
+    return base::make_error(base::ErrorKind::CannotConnect, "no reachable member is the leader", {},
                            "check `kubectl etcd health`");
   }
   MoveLeaderReport out;
@@ -207,7 +207,7 @@ cli::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target)
       }
     }
     if (to == 0) {
-      return cli::make_error(cli::ErrorKind::Refused, "no healthy voter to move leadership to", {},
+      return base::make_error(base::ErrorKind::Refused, "no healthy voter to move leadership to", {},
                              "a single-member cluster has nobody to hand over to");
     }
   }
@@ -228,7 +228,7 @@ cli::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target)
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return cli::make_error(cli::ErrorKind::Failed, "MoveLeader was accepted but " + etcd::format_member_id(to) +
+  return base::make_error(base::ErrorKind::Failed, "MoveLeader was accepted but " + etcd::format_member_id(to) +
                                                      " does not lead yet");
 }
 
@@ -242,8 +242,8 @@ ojson move_leader_document(const MoveLeaderReport& r) {
   return j;
 }
 
-cli::View move_leader_view() {
-  cli::View v;
+output::View move_leader_view() {
+  output::View v;
   v.columns = {{"FROM", "from"}, {"FROM ID", "fromID"}, {"TO", "to"}, {"TO ID", "toID"}, {"MOVED", "moved"}};
   return v;
 }

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/session.h"
-#include "cli/outcome.h"
-#include "cli/render.h"
-#include "cli/result.h"
+#include "base/outcome.h"
+#include "output/render.h"
+#include "base/result.h"
 
 namespace admin {
 
@@ -22,8 +22,8 @@ struct CompactRequest {
   bool physical = false;
 };
 // The revision to compact to, given the current one (pure).
-cli::Result<std::int64_t> compact_target(const CompactRequest& r, std::int64_t current);
-cli::Result<std::int64_t> compact(Session& s, const CompactRequest& r);
+base::Result<std::int64_t> compact_target(const CompactRequest& r, std::int64_t current);
+base::Result<std::int64_t> compact(Session& s, const CompactRequest& r);
 
 // --- alarms
 struct AlarmRow {
@@ -33,9 +33,9 @@ struct AlarmRow {
   std::string outcome; // disarm only: disarmed, skipped, failed
   std::string error;
 };
-cli::Result<std::vector<AlarmRow>> alarm_list(Session& s);
+base::Result<std::vector<AlarmRow>> alarm_list(Session& s);
 nlohmann::ordered_json alarm_document(const std::vector<AlarmRow>& rows, bool disarm);
-cli::View alarm_view(bool disarm);
+output::View alarm_view(bool disarm);
 
 struct DisarmRequest {
   std::optional<std::uint64_t> member;  // --member (ID or name, resolved by the caller)
@@ -44,13 +44,13 @@ struct DisarmRequest {
 };
 struct DisarmReport {
   std::vector<AlarmRow> rows;
-  std::vector<cli::Outcome> outcomes;
+  std::vector<base::Outcome> outcomes;
   std::vector<std::string> warnings;  // NOSPACE disarmed while a db is still at its quota
 };
-cli::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r);
+base::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r);
 
 // Resolves --member: an EtcdMember/etcd name or a member ID (E15).
-cli::Result<std::uint64_t> resolve_member(Session& s, const std::string& text);
+base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text);
 
 // --- move-leader
 struct MoveLeaderReport {
@@ -60,9 +60,9 @@ struct MoveLeaderReport {
   bool moved = false;  // false: the target already leads
 };
 // target: empty = the started, reachable voter with the highest applied index.
-cli::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target);
+base::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target);
 nlohmann::ordered_json move_leader_document(const MoveLeaderReport& r);
-cli::View move_leader_view();
+output::View move_leader_view();
 
 // Per-member Status of the selected members under one deadline, with their names.
 struct MemberStatus {

@@ -49,7 +49,7 @@ bool pod_ready(const json& pod) {
 }
 
 // The items of cluster c's objects of kind r: a LIST by the cluster label.
-cli::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, const std::string& ns,
+base::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, const std::string& ns,
                                 const std::string& c) {
   kube::ListOptions lo;
   lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
@@ -69,7 +69,7 @@ class Runner {
     id_ = plan.id;
   }
 
-  cli::Result<ExecReport> run() {
+  base::Result<ExecReport> run() {
     for (const auto& s : plan_.steps) {
       auto r = with_retries(s.id);
       if (!r) return std::move(r).error();
@@ -83,7 +83,7 @@ class Runner {
   }
 
  private:
-  cli::Result<Outcome> with_retries(const std::string& step) {
+  base::Result<Outcome> with_retries(const std::string& step) {
     for (int attempt = 0;; ++attempt) {
       auto r = do_step(step);
       if (r || !kube::is_conflict(r.error()) || attempt >= 5) return r;
@@ -96,18 +96,18 @@ class Runner {
   }
 
   // --- reads ---------------------------------------------------------------------
-  cli::Result<json> cluster() { return kube_.get(op::resources::etcdclusters, ns_, c_); }
-  cli::Result<json> member(const std::string& m) { return kube_.get(op::resources::etcdmembers, ns_, m); }
-  cli::Result<json> items(const kube::Resource& r) { return cluster_items(kube_, r, ns_, c_); }
-  cli::Result<json> get_opt(const kube::Resource& r, const std::string& name) {
+  base::Result<json> cluster() { return kube_.get(op::resources::etcdclusters, ns_, c_); }
+  base::Result<json> member(const std::string& m) { return kube_.get(op::resources::etcdmembers, ns_, m); }
+  base::Result<json> items(const kube::Resource& r) { return cluster_items(kube_, r, ns_, c_); }
+  base::Result<json> get_opt(const kube::Resource& r, const std::string& name) {
     auto o = kube_.get(r, ns_, name);
     if (!o && kube::is_not_found(o.error())) return json();
     return o;
   }
-  cli::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
+  base::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
 
   // --- steps ---------------------------------------------------------------------
-  cli::Result<Outcome> do_step(const std::string& s) {
+  base::Result<Outcome> do_step(const std::string& s) {
     if (s == "scale") return scale(+1);
     if (s == "grow") return grow();
     if (s == "create-member") return create_member();
@@ -134,13 +134,13 @@ class Runner {
     if (s == "wait-pod") return wait_pod();
     if (s == "rejoin") return rejoin();
     if (s == "unmark-roll") return unmark_roll();
-    return cli::make_error(cli::ErrorKind::Failed, "unknown step " + s);
+    return base::make_error(base::ErrorKind::Failed, "unknown step " + s);
   }
 
   // The member the add part works on (created, or resumed).
   const std::string& adding() const { return added_.empty() ? member_ : added_; }
 
-  cli::Result<Outcome> scale(int delta) {
+  base::Result<Outcome> scale(int delta) {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     long long n = cl->value("/spec/replicas"_json_pointer, 3LL);
@@ -150,7 +150,7 @@ class Runner {
     return Outcome{"done", "spec.replicas " + std::to_string(n + delta)};
   }
 
-  cli::Result<Outcome> grow() {
+  base::Result<Outcome> grow() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     const long long want = plan_.replicas + 1;
@@ -172,7 +172,7 @@ class Runner {
     return Outcome{"done", "replicas " + std::to_string(want)};
   }
 
-  cli::Result<Outcome> create_member() {
+  base::Result<Outcome> create_member() {
     if (!added_.empty()) return Outcome{"skipped", added_};
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
@@ -183,7 +183,7 @@ class Runner {
     return Outcome{"done", added_};
   }
 
-  cli::Result<Outcome> register_learner() {
+  base::Result<Outcome> register_learner() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     auto m = member(adding());
@@ -212,7 +212,7 @@ class Runner {
     return Outcome{"done", "learner " + etcd::format_member_id(added_id_)};
   }
 
-  cli::Result<Outcome> wire() {
+  base::Result<Outcome> wire() {
     auto m = member(adding());
     if (!m) return std::move(m).error();
     if (!op::string_at(*m, "/spec/initialCluster").empty()) return Outcome{"skipped", "already wired"};
@@ -228,7 +228,7 @@ class Runner {
     return Outcome{"done", "initialCluster " + initial_cluster(add_members_)};
   }
 
-  cli::Result<Outcome> render() {
+  base::Result<Outcome> render() {
     auto pod = get_opt(kube::resources::pods, adding());
     if (!pod) return std::move(pod).error();
     if (!pod->is_null()) return Outcome{"skipped", "Pod exists"};
@@ -254,7 +254,7 @@ class Runner {
     return Outcome{"done", "image " + repo};
   }
 
-  cli::Result<Outcome> record() {
+  base::Result<Outcome> record() {
     auto pod = kube_.get(kube::resources::pods, ns_, adding());
     if (!pod) return std::move(pod).error();
     auto m = member(adding());
@@ -281,7 +281,7 @@ class Runner {
 
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
   template <class F>
-  cli::Result<Outcome> poll(const std::string& what, F&& try_once) {
+  base::Result<Outcome> poll(const std::string& what, F&& try_once) {
     // The operator-mediated waits share one budget: --timeout bounds them together.
     const auto end = operator_wait_ ? *operator_wait_ : Clock::now() + o_.timeout;
     auto delay = std::chrono::milliseconds(500);
@@ -292,7 +292,7 @@ class Runner {
       if (r->has_value()) return **r;
       const std::string line = stands_.empty() ? what : what + ": " + stands_;
       if (Clock::now() + delay > end) {
-        return cli::make_error(cli::ErrorKind::Timeout, "timed out after " + budget(o_.timeout) + " " + line,
+        return base::make_error(base::ErrorKind::Timeout, "timed out after " + budget(o_.timeout) + " " + line,
                                {}, timeout_hint_.empty() ? "re-run the same command to resume" : timeout_hint_);
       }
       progress(line);
@@ -301,8 +301,8 @@ class Runner {
     }
   }
 
-  cli::Result<Outcome> ready() {
-    return poll("waiting for pod " + adding() + " to be Ready", [&]() -> cli::Result<std::optional<Outcome>> {
+  base::Result<Outcome> ready() {
+    return poll("waiting for pod " + adding() + " to be Ready", [&]() -> base::Result<std::optional<Outcome>> {
       auto m = member(adding());
       if (!m) return std::move(m).error();
       if (!op::string_at(*m, "/status/memberID").empty()) {
@@ -330,7 +330,7 @@ class Runner {
   // The member promote works on: the plan's target (promote), or the one added.
   std::string promoting() const { return plan_.op == MemberOp::Promote ? plan_.member : adding(); }
 
-  cli::Result<std::uint64_t> promoting_id() {
+  base::Result<std::uint64_t> promoting_id() {
     if (plan_.op == MemberOp::Promote && plan_.id != 0) return plan_.id;
     if (added_id_ != 0) return added_id_;
     auto cl = cluster();
@@ -340,15 +340,15 @@ class Runner {
     auto l = members_now();
     if (!l) return std::move(l).error();
     const auto* e = find_member(*l, 0, promoting(), peer_url(*cl, *m));
-    if (e == nullptr) return cli::make_error(cli::ErrorKind::Failed, "etcd does not list " + promoting());
+    if (e == nullptr) return base::make_error(base::ErrorKind::Failed, "etcd does not list " + promoting());
     added_id_ = e->id;
     return e->id;
   }
 
-  cli::Result<Outcome> promote() {
+  base::Result<Outcome> promote() {
     auto id = promoting_id();
     if (!id) return std::move(id).error();
-    auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> cli::Result<std::optional<Outcome>> {
+    auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> base::Result<std::optional<Outcome>> {
       auto p = env_.session->etcd->member_promote(*id);
       if (p) return std::optional<Outcome>(Outcome{"done", "promoted " + etcd::format_member_id(*id)});
       if (p.error().reason == etcd::reason::kLearnerNotReady) return std::optional<Outcome>();
@@ -363,20 +363,20 @@ class Runner {
     if (!l) return std::move(l).error();
     const auto* e = find_member(*l, *id, {}, {});
     if (e == nullptr || e->is_learner) {
-      return cli::make_error(cli::ErrorKind::Failed,
+      return base::make_error(base::ErrorKind::Failed,
                              "etcd does not list " + etcd::format_member_id(*id) + " as a voter after the promotion");
     }
     return r;
   }
 
-  cli::Result<Outcome> mark_voter() {
+  base::Result<Outcome> mark_voter() {
     auto id = promoting_id();
     if (!id) return std::move(id).error();
     auto l = members_now();
     if (!l) return std::move(l).error();
     const auto* e = find_member(*l, *id, {}, {});
     if (e == nullptr || e->is_learner) {
-      return cli::make_error(cli::ErrorKind::Failed, "etcd does not report " + promoting() + " as a voter yet");
+      return base::make_error(base::ErrorKind::Failed, "etcd does not report " + promoting() + " as a voter yet");
     }
     auto m = member(promoting());
     if (!m) return std::move(m).error();
@@ -401,7 +401,7 @@ class Runner {
     return Outcome{"done", detail};
   }
 
-  cli::Result<Outcome> pdb() {
+  base::Result<Outcome> pdb() {
     auto p = get_opt(kube::resources::poddisruptionbudgets, c_);
     if (!p) return std::move(p).error();
     if (p->is_null()) return Outcome{"skipped", "no PodDisruptionBudget"};
@@ -444,7 +444,7 @@ class Runner {
     return out;
   }
 
-  cli::Result<Outcome> move_leader() {
+  base::Result<Outcome> move_leader() {
     auto l = members_now();
     if (!l) return std::move(l).error();
     auto eps = endpoints(*l);
@@ -461,7 +461,7 @@ class Runner {
     }
     if (leader != plan_.id) return Outcome{"skipped", "the target does not lead"};
     if (candidates.empty() || leader_ep.empty()) {
-      return cli::make_error(cli::ErrorKind::Failed, "no healthy voter to hand leadership to");
+      return base::make_error(base::ErrorKind::Failed, "no healthy voter to hand leadership to");
     }
     auto best = std::max_element(candidates.begin(), candidates.end(),
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -470,7 +470,7 @@ class Runner {
     return Outcome{"done", "leader now " + etcd::format_member_id(best->first)};
   }
 
-  cli::Result<Outcome> clear_id() {
+  base::Result<Outcome> clear_id() {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
     if (m->is_null() || op::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
@@ -482,7 +482,7 @@ class Runner {
     return Outcome{"done", "memberID cleared"};
   }
 
-  cli::Result<Outcome> delete_member() {
+  base::Result<Outcome> delete_member() {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
     if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
@@ -493,7 +493,7 @@ class Runner {
     return Outcome{"done", "deleted"};
   }
 
-  cli::Result<Outcome> remove_etcd() {
+  base::Result<Outcome> remove_etcd() {
     auto l = members_now();
     if (!l) return std::move(l).error();
     std::string url = plan_.peer_url;
@@ -515,16 +515,16 @@ class Runner {
     return Outcome{"done", "removed " + etcd::format_member_id(id)};
   }
 
-  cli::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
+  base::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
 
   // admin.md 4.4 step 6. Only after etcd stopped listing the member (with the
   // operator active its finalizer does the removal): a Pod force-deleted
   // before that could leave a voter whose process nobody owns.
-  cli::Result<Outcome> force_delete_pod() {
+  base::Result<Outcome> force_delete_pod() {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();
     if (pod->is_null()) return Outcome{"skipped", "Pod gone"};
-    auto gone = poll("waiting until etcd no longer lists " + plan_.member, [&]() -> cli::Result<std::optional<Outcome>> {
+    auto gone = poll("waiting until etcd no longer lists " + plan_.member, [&]() -> base::Result<std::optional<Outcome>> {
       auto l = members_now();
       if (!l) return std::move(l).error();
       if (find_member(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) return std::optional<Outcome>();
@@ -548,13 +548,13 @@ class Runner {
   // --- roll (admin.md 4.7) ------------------------------------------------------
   // Before the delete: the EtcdMember names the Pod being replaced, so a run
   // killed after the delete is finished by a re-run without a second one.
-  cli::Result<Outcome> mark_roll() {
+  base::Result<Outcome> mark_roll() {
     auto m = member(plan_.member);
     if (!m) return std::move(m).error();
     const std::string mark = op::annotation(*m, op::kAnnRollingPodUid);
     if (mark == plan_.pod_uid) return Outcome{"skipped", "already marked"};
     if (!mark.empty()) {
-      return cli::make_error(cli::ErrorKind::Refused, "EtcdMember " + plan_.member + " is marked as rolling Pod " + mark +
+      return base::make_error(base::ErrorKind::Refused, "EtcdMember " + plan_.member + " is marked as rolling Pod " + mark +
                                                            " meanwhile", {}, "re-run to finish that roll");
     }
     json patch = {{"metadata", {{"annotations", {{std::string(op::kAnnRollingPodUid), plan_.pod_uid}}}}}};
@@ -564,7 +564,7 @@ class Runner {
   }
 
   // Done: only our own mark goes; another value is not this roll's.
-  cli::Result<Outcome> unmark_roll() {
+  base::Result<Outcome> unmark_roll() {
     auto m = member(plan_.member);
     if (!m) return std::move(m).error();
     if (op::annotation(*m, op::kAnnRollingPodUid) != plan_.pod_uid) return Outcome{"skipped", "not marked"};
@@ -574,7 +574,7 @@ class Runner {
     return Outcome{"done", "annotation removed"};
   }
 
-  cli::Result<Outcome> delete_pod() {
+  base::Result<Outcome> delete_pod() {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();
     if (pod->is_null()) return Outcome{"skipped", "no Pod"};
@@ -587,9 +587,9 @@ class Runner {
     return Outcome{"done", "Pod " + plan_.pod_uid + " deleted"};
   }
 
-  cli::Result<Outcome> wait_pod() {
+  base::Result<Outcome> wait_pod() {
     return poll("waiting for the operator to recreate pod " + plan_.member + " and for it to be Ready",
-                [&]() -> cli::Result<std::optional<Outcome>> {
+                [&]() -> base::Result<std::optional<Outcome>> {
                   auto pod = get_opt(kube::resources::pods, plan_.member);
                   if (!pod) return std::move(pod).error();
                   if (pod->is_null() || op::string_at(*pod, "/metadata/uid") == plan_.pod_uid ||
@@ -603,8 +603,8 @@ class Runner {
   // Back: the new Pod's etcd answers Status as the same member. It is dialled
   // with a client of its own: the session's knows the members' old Pod IPs
   // only, and the new Pod has an IP of its own.
-  cli::Result<Outcome> rejoin() {
-    return poll("waiting for " + plan_.member + " to answer again", [&]() -> cli::Result<std::optional<Outcome>> {
+  base::Result<Outcome> rejoin() {
+    return poll("waiting for " + plan_.member + " to answer again", [&]() -> base::Result<std::optional<Outcome>> {
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
       auto ms = items(op::resources::etcdmembers);
@@ -624,7 +624,7 @@ class Runner {
     });
   }
 
-  cli::Result<Outcome> count() {
+  base::Result<Outcome> count() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     std::string detail;
@@ -669,9 +669,9 @@ class Runner {
   // The operator's own progress, read afresh on each poll: a member count
   // alone would call a learner, or a member the operator has not promoted or
   // marked yet, done.
-  cli::Result<Outcome> wait_added() {
+  base::Result<Outcome> wait_added() {
     start_operator_wait();
-    return poll("waiting for the operator to add a member", [&]() -> cli::Result<std::optional<Outcome>> {
+    return poll("waiting for the operator to add a member", [&]() -> base::Result<std::optional<Outcome>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
@@ -686,9 +686,9 @@ class Runner {
     });
   }
 
-  cli::Result<Outcome> wait_removed() {
+  base::Result<Outcome> wait_removed() {
     start_operator_wait();
-    return poll("waiting for the operator to remove " + plan_.member, [&]() -> cli::Result<std::optional<Outcome>> {
+    return poll("waiting for the operator to remove " + plan_.member, [&]() -> base::Result<std::optional<Outcome>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_removed(*st, plan_.member, plan_.id, plan_.peer_url);
@@ -700,9 +700,9 @@ class Runner {
     });
   }
 
-  cli::Result<Outcome> wait_filled() {
+  base::Result<Outcome> wait_filled() {
     start_operator_wait();
-    return poll("waiting for the operator to fill the gap", [&]() -> cli::Result<std::optional<Outcome>> {
+    return poll("waiting for the operator to fill the gap", [&]() -> base::Result<std::optional<Outcome>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
@@ -752,7 +752,7 @@ class Runner {
 
 }  // namespace
 
-cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
+base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url) {
   kube::Client& kube = *env.kube;
   const std::string& ns = env.session->target.ns;
@@ -769,7 +769,7 @@ cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member
   auto l = env.session->etcd->member_list(true);
   if (!l) return std::move(l).error();
   if (find_member(*l, id, member, peer_url) != nullptr) {
-    return cli::make_error(cli::ErrorKind::Failed, "etcd still lists " + member + ": the finalizer stays");
+    return base::make_error(base::ErrorKind::Failed, "etcd still lists " + member + ": the finalizer stays");
   }
   auto r = kube.patch(op::resources::etcdmembers, ns, member, kube::PatchType::Merge,
                       guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
@@ -777,11 +777,11 @@ cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member
   return Outcome{"done", "finalizer removed"};
 }
 
-cli::Status detail::unhealthy_pause(Clock::time_point end, std::chrono::milliseconds& delay,
+base::Status detail::unhealthy_pause(Clock::time_point end, std::chrono::milliseconds& delay,
                                     std::chrono::milliseconds timeout,
                                     const std::function<void(const std::string&)>& progress) {
   if (Clock::now() + delay > end) {
-    return cli::make_error(cli::ErrorKind::Timeout,
+    return base::make_error(base::ErrorKind::Timeout,
                            "timed out after " + budget(timeout) + " waiting: etcd refuses membership changes until its members are connected a while",
                            {}, "re-run the same command to resume");
   }
@@ -791,7 +791,7 @@ cli::Status detail::unhealthy_pause(Clock::time_point end, std::chrono::millisec
   return {};
 }
 
-cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
+base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   Session& s = *env.session;
   kube::Client& kube = *env.kube;
   const std::string& ns = s.target.ns;
@@ -872,14 +872,14 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   return st;
 }
 
-cli::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
+base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options) {
   Runner r(env, plan, request, options);
   if (!plan.added.empty()) r.set_added(plan.added);
   return r.run();
 }
 
-cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
+base::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
                           const std::function<void(const std::string&)>& progress) {
   auto [ns, name] = split_coords(env.operator_deployment);
   kube::Client& kube = *env.kube;
@@ -909,7 +909,7 @@ cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
     }
     if (!state.active && !pods_left) return {};
     if (Clock::now() > end) {
-      return cli::make_error(cli::ErrorKind::Timeout, "the operator is still active after scaling it to 0 (" +
+      return base::make_error(base::ErrorKind::Timeout, "the operator is still active after scaling it to 0 (" +
                                                           state.reason + ")",
                              kube::resources::deployments.describe(ns, name), "re-run to resume");
     }
@@ -918,7 +918,7 @@ cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
   }
 }
 
-cli::Status restore_operator(MemberEnv& env) {
+base::Status restore_operator(MemberEnv& env) {
   auto [ns, name] = split_coords(env.operator_deployment);
   kube::Client& kube = *env.kube;
   auto d = kube.get(kube::resources::deployments, ns, name);

@@ -14,7 +14,7 @@
 
 #include "admin/member_plan.h"
 #include "admin/session.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "etcd/errors.h"
 
 namespace kube {
@@ -33,7 +33,7 @@ struct MemberEnv {
 // The live state of the session's cluster: objects, a linearizable
 // MemberList, which members answer Status, the leader, the operator; with
 // `nodes`, also whether the Nodes of its Pods are Ready.
-cli::Result<LiveState> read_state(MemberEnv& env, bool nodes = false);
+base::Result<LiveState> read_state(MemberEnv& env, bool nodes = false);
 
 struct StepResult;
 
@@ -63,11 +63,11 @@ struct ExecReport {
 namespace detail {
 // One pause of retry_while_unhealthy: the Timeout error when sleeping `delay`
 // would pass `end`; else reports progress, sleeps and doubles `delay` (to 5 s).
-cli::Status unhealthy_pause(std::chrono::steady_clock::time_point end, std::chrono::milliseconds& delay,
+base::Status unhealthy_pause(std::chrono::steady_clock::time_point end, std::chrono::milliseconds& delay,
                             std::chrono::milliseconds timeout, const std::function<void(const std::string&)>& progress);
 }  // namespace detail
 
-// Makes the etcd membership call `call` (returning a cli::Result) again, with
+// Makes the etcd membership call `call` (returning a base::Result) again, with
 // backoff (500 ms doubling to 5 s) up to `timeout`, while it fails with
 // "unhealthy cluster": etcd's strict reconfiguration check refusing
 // membership changes until every member has been connected a while (right
@@ -88,19 +88,19 @@ auto retry_while_unhealthy(Call&& call, std::chrono::milliseconds timeout,
 // skipped when the object is gone or holds no finalizer; refused (an error)
 // while a fresh linearizable MemberList still lists `id`, the name or
 // `peer_url` (4.8); the merge patch is guarded by the resourceVersion read.
-cli::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
+base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url);
 
-cli::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
+base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options);
 
 // --stop-operator (admin.md 4.1): records the Deployment's replicas in an
 // annotation, scales it to 0, waits until its Pods are gone and the Lease
 // expired. restore_operator puts the recorded replicas back (also what a
 // later run does when it finds the annotation).
-cli::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
+base::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
                           const std::function<void(const std::string&)>& progress);
-cli::Status restore_operator(MemberEnv& env);
+base::Status restore_operator(MemberEnv& env);
 
 nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& report);
 

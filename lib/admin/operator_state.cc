@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "cli/rfc3339.h"
+#include "base/rfc3339.h"
 #include "kube/client.h"
 #include "operator/names.h"
 #include "operator/watch.h"
@@ -46,7 +46,7 @@ OperatorState judge_operator(const json& lease, const json& deployment, const st
   if (lease.is_object() && lease.contains("spec")) {
     const json spec = lease["spec"];
     const std::string holder = spec.value("holderIdentity", "");
-    auto renew = cli::parse_rfc3339_seconds(spec.value("renewTime", ""));
+    auto renew = base::parse_rfc3339_seconds(spec.value("renewTime", ""));
     long long duration = spec.contains("leaseDurationSeconds") && spec["leaseDurationSeconds"].is_number_integer()
                              ? spec["leaseDurationSeconds"].get<long long>()
                              : 0;
@@ -69,7 +69,7 @@ OperatorState operator_state(kube::Client& kube, const std::string& coordinates,
   }
   auto lease = kube.get(kube::resources::leases, ns, op::kOperatorLease);
   auto deployment = kube.get(kube::resources::deployments, ns, name);
-  auto usable = [](const auto& r) { return r.ok() || r.error().kind == cli::ErrorKind::NotFound; };
+  auto usable = [](const auto& r) { return r.ok() || r.error().kind == base::ErrorKind::NotFound; };
   const std::string looked_at =
       "Deployment " + ns + "/" + name + " and Lease " + ns + "/" + std::string(op::kOperatorLease);
   if (!usable(lease) && !usable(deployment)) {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace kube {
 class Client;

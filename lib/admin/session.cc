@@ -4,7 +4,7 @@
 
 namespace admin {
 
-cli::Result<Session> open_session(Target target) {
+base::Result<Session> open_session(Target target) {
   auto c = etcd::Client::create(target.config);
   if (!c) return std::move(c).error();
   Session s;
@@ -13,7 +13,7 @@ cli::Result<Session> open_session(Target target) {
   return s;
 }
 
-cli::Result<std::unique_ptr<etcd::Client>> Session::client_preferring(const std::vector<std::string>& first) const {
+base::Result<std::unique_ptr<etcd::Client>> Session::client_preferring(const std::vector<std::string>& first) const {
   etcd::Config cfg = target.config;
   std::vector<std::string> eps;
   for (const auto& e : first) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "admin/target.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "etcd/client.h"
 
 namespace admin {
@@ -19,11 +19,11 @@ struct Session {
   static std::string label(const MemberTarget& m) { return m.name.empty() ? m.endpoint : m.name; }
   // A client whose cluster calls try `first` before the other endpoints:
   // members that just answered go first, so a paused member costs nothing.
-  cli::Result<std::unique_ptr<etcd::Client>> client_preferring(const std::vector<std::string>& first) const;
+  base::Result<std::unique_ptr<etcd::Client>> client_preferring(const std::vector<std::string>& first) const;
   // The deadline of one round of per-member calls.
   etcd::Deadline member_deadline() const;
 };
 
-cli::Result<Session> open_session(Target target);
+base::Result<Session> open_session(Target target);
 
 }  // namespace admin

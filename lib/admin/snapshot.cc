@@ -11,7 +11,7 @@
 
 #include "admin/maintenance.h"
 #include "backup/file_sink.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
 #include "operator/names.h"
@@ -24,11 +24,11 @@ using ojson = nlohmann::ordered_json;
 using json = nlohmann::json;
 }  // namespace
 
-cli::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
+base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
                                               etcd::SnapshotProgress progress) {
   struct stat sb {};
   if (!r.overwrite && ::stat(r.path.c_str(), &sb) == 0) {
-    return cli::make_error(cli::ErrorKind::Refused, "the file exists", "file \"" + r.path + "\"",
+    return base::make_error(base::ErrorKind::Refused, "the file exists", "file \"" + r.path + "\"",
                            "give --overwrite to replace it");
   }
   // The source: the member asked for, else a healthy voter, preferring a
@@ -44,11 +44,11 @@ cli::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequ
     if (!src || (src->status->is_leader() && !m.status->is_leader())) src = &m;
   }
   if (!src) {
-    if (!r.member.empty()) return cli::make_error(cli::ErrorKind::NotFound, "no member \"" + r.member + "\" in the target");
-    return cli::make_error(cli::ErrorKind::CannotConnect, "no healthy member to take the snapshot from");
+    if (!r.member.empty()) return base::make_error(base::ErrorKind::NotFound, "no member \"" + r.member + "\" in the target");
+    return base::make_error(base::ErrorKind::CannotConnect, "no healthy member to take the snapshot from");
   }
   if (!src->status) {
-    return cli::make_error(cli::ErrorKind::CannotConnect, src->error, "member \"" + Session::label(*src->member) + "\"");
+    return base::make_error(base::ErrorKind::CannotConnect, src->error, "member \"" + Session::label(*src->member) + "\"");
   }
   auto sink = backup::FileSink::create(r.path);
   if (!sink) return std::move(sink).error();
@@ -75,10 +75,10 @@ ojson snapshot_save_document(const SnapshotSaveReport& r) {
   return j;
 }
 
-cli::View snapshot_save_view() {
-  cli::View v;
-  v.columns = {{"PATH", "path"}, {"SIZE", "size", cli::Cell::Bytes}, {"SHA256", "sha256"},
-               {"MEMBER", "member"}, {"MEMBER ID", "memberID", cli::Cell::Text, true}, {"REVISION", "revision"}};
+output::View snapshot_save_view() {
+  output::View v;
+  v.columns = {{"PATH", "path"}, {"SIZE", "size", output::Cell::Bytes}, {"SHA256", "sha256"},
+               {"MEMBER", "member"}, {"MEMBER ID", "memberID", output::Cell::Text, true}, {"REVISION", "revision"}};
   return v;
 }
 
@@ -90,7 +90,7 @@ SnapshotFileReport verify_snapshot_file(const std::string& path) {
     out.error = std::string("cannot open: ") + std::strerror(errno);
     return out;
   }
-  backup::Sha256 sha;
+  base::Sha256 sha;
   std::string tail;  // the last (at most) 32 bytes, not hashed yet
   std::vector<char> buf(1 << 20);
   for (;;) {
@@ -115,7 +115,7 @@ SnapshotFileReport verify_snapshot_file(const std::string& path) {
     return out;
   }
   auto digest = sha.finish();
-  out.sha256 = backup::to_hex(digest);
+  out.sha256 = base::to_hex(digest);
   if (std::string(reinterpret_cast<const char*>(digest.data()), digest.size()) != tail) {
     out.error = "the sha256 trailer does not match the data: the file is corrupt or cut short";
     return out;
@@ -134,9 +134,9 @@ ojson snapshot_file_document(const SnapshotFileReport& r) {
   return j;
 }
 
-cli::View snapshot_file_view() {
-  cli::View v;
-  v.columns = {{"PATH", "path"}, {"SIZE", "size", cli::Cell::Bytes}, {"SHA256", "sha256"}, {"VALID", "valid"},
+output::View snapshot_file_view() {
+  output::View v;
+  v.columns = {{"PATH", "path"}, {"SIZE", "size", output::Cell::Bytes}, {"SHA256", "sha256"}, {"VALID", "valid"},
                {"ERROR", "error"}};
   return v;
 }
@@ -162,15 +162,15 @@ ojson snapshot_row(const json& cr) {
   return j;
 }
 
-cli::Result<json> snapshot_cr(const Target& t, const SnapshotCrRequest& r, std::chrono::system_clock::time_point now) {
+base::Result<json> snapshot_cr(const Target& t, const SnapshotCrRequest& r, std::chrono::system_clock::time_point now) {
   if (!t.from_cluster()) {
-    return cli::make_error(cli::ErrorKind::Usage, "--via-cr needs a cluster (-c)", {},
+    return base::make_error(base::ErrorKind::Usage, "--via-cr needs a cluster (-c)", {},
                            "an EtcdSnapshot names its EtcdCluster");
   }
   const bool pvc = !r.pvc.empty();
   const bool s3 = !r.s3_bucket.empty() || !r.s3_endpoint.empty();
   if (pvc == s3) {
-    return cli::make_error(cli::ErrorKind::Usage, "--via-cr needs exactly one destination", {},
+    return base::make_error(base::ErrorKind::Usage, "--via-cr needs exactly one destination", {},
                            "--pvc CLAIM [--sub-path P], or --s3-endpoint URL --s3-bucket B --s3-secret NAME");
   }
   json dest;
@@ -179,7 +179,7 @@ cli::Result<json> snapshot_cr(const Target& t, const SnapshotCrRequest& r, std::
     if (!r.sub_path.empty()) dest["pvc"]["subPath"] = r.sub_path;
   } else {
     if (r.s3_endpoint.empty() || r.s3_bucket.empty() || r.s3_secret.empty()) {
-      return cli::make_error(cli::ErrorKind::Usage, "an S3 destination needs --s3-endpoint, --s3-bucket and --s3-secret");
+      return base::make_error(base::ErrorKind::Usage, "an S3 destination needs --s3-endpoint, --s3-bucket and --s3-secret");
     }
     dest["s3"] = {{"endpoint", r.s3_endpoint}, {"bucket", r.s3_bucket}, {"credentialsSecretRef", {{"name", r.s3_secret}}}};
     if (!r.s3_key.empty()) dest["s3"]["key"] = r.s3_key;
@@ -193,21 +193,21 @@ cli::Result<json> snapshot_cr(const Target& t, const SnapshotCrRequest& r, std::
               {"spec", {{"clusterRef", {{"name", t.cluster}}}, {"destination", dest}}}};
 }
 
-cli::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
+base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
                                    const PhaseProgress& progress) {
   auto obj = snapshot_cr(t, r, std::chrono::system_clock::now());
   if (!obj) return std::move(obj).error();
   const std::string name = (*obj)["metadata"]["name"];
   const std::string what = op::resources::etcdsnapshots.describe(t.ns, name);
   if (t.operator_state && !t.operator_state->active) {
-    return cli::make_error(cli::ErrorKind::Refused, "the operator does not run: " + t.operator_state->reason, what,
+    return base::make_error(base::ErrorKind::Refused, "the operator does not run: " + t.operator_state->reason, what,
                            "nothing would ever take the snapshot; save it to a file instead");
   }
   const auto& observed = t.cluster_object.contains("/status/observed/replicas"_json_pointer)
                              ? t.cluster_object["status"]["observed"]["replicas"]
                              : json();
   if (observed.is_number_integer() && observed.get<long long>() == 0) {
-    return cli::make_error(cli::ErrorKind::Refused, "the cluster is paused (observed replicas 0)", what,
+    return base::make_error(base::ErrorKind::Refused, "the cluster is paused (observed replicas 0)", what,
                            "the snapshot Job would wait for a member until its deadline");
   }
   auto created = kube.create(op::resources::etcdsnapshots, t.ns, *obj);
@@ -226,12 +226,12 @@ cli::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const Sn
   if (!done) {
     auto e = std::move(done).error();
     if (e.object.empty()) e.object = what;
-    if (e.kind == cli::ErrorKind::Timeout) e.hint = "the EtcdSnapshot stays; `kubectl etcd snapshot status " + name + "` follows it";
+    if (e.kind == base::ErrorKind::Timeout) e.hint = "the EtcdSnapshot stays; `kubectl etcd snapshot status " + name + "` follows it";
     return e;
   }
   auto row = snapshot_row(*done);
   if (row["phase"] == "Failed") {
-    return cli::make_error(cli::ErrorKind::Failed,
+    return base::make_error(base::ErrorKind::Failed,
                            "the snapshot failed: " + row["reason"].get<std::string>() + ": " +
                                row["message"].get<std::string>(),
                            what);
@@ -239,7 +239,7 @@ cli::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const Sn
   return row;
 }
 
-cli::Result<ojson> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster) {
+base::Result<ojson> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster) {
   auto l = kube.list_all(op::resources::etcdsnapshots, ns);
   if (!l) return std::move(l).error();
   ojson rows = ojson::array();
@@ -251,19 +251,19 @@ cli::Result<ojson> snapshot_list(kube::Client& kube, const std::string& ns, cons
   return rows;
 }
 
-cli::Result<ojson> snapshot_get(kube::Client& kube, const std::string& ns, const std::string& name) {
+base::Result<ojson> snapshot_get(kube::Client& kube, const std::string& ns, const std::string& name) {
   auto cr = kube.get(op::resources::etcdsnapshots, ns, name);
   if (!cr) return std::move(cr).error();
   return snapshot_row(*cr);
 }
 
-cli::View snapshot_cr_view() {
-  cli::View v;
+output::View snapshot_cr_view() {
+  output::View v;
   v.columns = {{"NAME", "name"},         {"CLUSTER", "cluster"}, {"PHASE", "phase"},
-               {"SIZE", "size", cli::Cell::Bytes}, {"URI", "uri"},
-               {"CHECKSUM", "checksum", cli::Cell::Text, true},
-               {"REASON", "reason", cli::Cell::Text, true}, {"MESSAGE", "message", cli::Cell::Text, true},
-               {"AGE", "created", cli::Cell::Age}};
+               {"SIZE", "size", output::Cell::Bytes}, {"URI", "uri"},
+               {"CHECKSUM", "checksum", output::Cell::Text, true},
+               {"REASON", "reason", output::Cell::Text, true}, {"MESSAGE", "message", output::Cell::Text, true},
+               {"AGE", "created", output::Cell::Age}};
   v.empty_message = "no snapshots";
   return v;
 }

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/session.h"
-#include "cli/render.h"
-#include "cli/result.h"
+#include "output/render.h"
+#include "base/result.h"
 #include "etcd/snapshot.h"
 
 namespace kube {
@@ -39,10 +39,10 @@ struct SnapshotSaveReport {
 
 // Streams to <path>.part (0600), checks size % 512 == 32 and the trailer,
 // fsyncs and renames; refuses an existing file without overwrite (3).
-cli::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
+base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
                                               etcd::SnapshotProgress progress = {});
 nlohmann::ordered_json snapshot_save_document(const SnapshotSaveReport& r);
-cli::View snapshot_save_view();
+output::View snapshot_save_view();
 
 struct SnapshotFileReport {
   std::string path;
@@ -55,7 +55,7 @@ struct SnapshotFileReport {
 // bytes equal the sha256 of everything before them (admin.md 9.4).
 SnapshotFileReport verify_snapshot_file(const std::string& path);
 nlohmann::ordered_json snapshot_file_document(const SnapshotFileReport& r);
-cli::View snapshot_file_view();
+output::View snapshot_file_view();
 
 // snapshot save --via-cr: an EtcdSnapshot the operator's controller runs
 // (admin.md 6.1). Refused (3) when the operator does not run or the cluster
@@ -68,16 +68,16 @@ struct SnapshotCrRequest {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
 };
 // The EtcdSnapshot object to create (pure).
-cli::Result<nlohmann::json> snapshot_cr(const Target& t, const SnapshotCrRequest& r,
+base::Result<nlohmann::json> snapshot_cr(const Target& t, const SnapshotCrRequest& r,
                                         std::chrono::system_clock::time_point now);
 using PhaseProgress = std::function<void(const std::string& phase)>;
-cli::Result<nlohmann::ordered_json> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
+base::Result<nlohmann::ordered_json> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
                                                     const PhaseProgress& progress = {});
 
 // EtcdSnapshot CRs of a namespace (optionally of one cluster: spec.clusterRef.name).
-cli::Result<nlohmann::ordered_json> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster);
-cli::Result<nlohmann::ordered_json> snapshot_get(kube::Client& kube, const std::string& ns, const std::string& name);
+base::Result<nlohmann::ordered_json> snapshot_list(kube::Client& kube, const std::string& ns, const std::string& cluster);
+base::Result<nlohmann::ordered_json> snapshot_get(kube::Client& kube, const std::string& ns, const std::string& name);
 nlohmann::ordered_json snapshot_row(const nlohmann::json& cr);
-cli::View snapshot_cr_view();
+output::View snapshot_cr_view();
 
 }  // namespace admin

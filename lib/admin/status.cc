@@ -64,11 +64,11 @@ StatusReport cluster_status(Session& s) {
   auto selected = s.target.selected();
   std::vector<std::string> eps;
   for (const auto* m : selected) eps.push_back(m->endpoint);
-  std::vector<std::optional<cli::Result<etcd::StatusInfo>>> res(selected.size());
+  std::vector<std::optional<base::Result<etcd::StatusInfo>>> res(selected.size());
   const etcd::Deadline d = s.member_deadline();
   etcd::run_concurrently(selected.size(), [&](std::size_t i) {
     if (selected[i]->endpoint.empty()) {
-      res[i].emplace(cli::make_error(cli::ErrorKind::CannotConnect, selected[i]->problem));
+      res[i].emplace(base::make_error(base::ErrorKind::CannotConnect, selected[i]->problem));
     } else {
       res[i].emplace(s.etcd->status(selected[i]->endpoint, d));
     }
@@ -125,29 +125,29 @@ ojson status_document(const StatusReport& r) {
   return doc;
 }
 
-cli::View status_view() {
-  cli::View v;
+output::View status_view() {
+  output::View v;
   v.rows = "members";
   v.columns = {{"NAME", "name"},
                {"ID", "id"},
                {"ROLE", "role"},
                {"LEADER", "leader"},
                {"VERSION", "version"},
-               {"DB SIZE", "dbSize", cli::Cell::Bytes},
-               {"IN USE", "dbSizeInUse", cli::Cell::Bytes},
-               {"QUOTA", "quota", cli::Cell::Bytes},
+               {"DB SIZE", "dbSize", output::Cell::Bytes},
+               {"IN USE", "dbSizeInUse", output::Cell::Bytes},
+               {"QUOTA", "quota", output::Cell::Bytes},
                {"RAFT TERM", "raftTerm"},
                {"RAFT INDEX", "raftIndex"},
                {"APPLIED", "raftAppliedIndex"},
-               {"POD", "pod", cli::Cell::Text, true},
-               {"READY", "ready", cli::Cell::Text, true},
-               {"ENDPOINT", "endpoint", cli::Cell::Text, true},
+               {"POD", "pod", output::Cell::Text, true},
+               {"READY", "ready", output::Cell::Text, true},
+               {"ENDPOINT", "endpoint", output::Cell::Text, true},
                {"ERRORS", "errors"}};
   return v;
 }
 
-std::string status_text(const ojson& doc, cli::Format format) {
-  if (format != cli::Format::Table && format != cli::Format::Wide) return {};
+std::string status_text(const ojson& doc, output::Format format) {
+  if (format != output::Format::Table && format != output::Format::Wide) return {};
   if (!doc.contains("cluster")) return {};
   const auto& c = doc["cluster"];
   auto text = [](const ojson& v) -> std::string {
@@ -171,7 +171,7 @@ std::string status_text(const ojson& doc, cli::Format format) {
   return out + "\n";
 }
 
-cli::Result<MemberListReport> member_list(Session& s) {
+base::Result<MemberListReport> member_list(Session& s) {
   // Who answers, asked of every member at once while MemberList runs.
   std::vector<std::optional<bool>> answered(s.target.members.size());
   std::thread probe([&] {
@@ -277,13 +277,13 @@ ojson member_list_document(const MemberListReport& r) {
   return doc;
 }
 
-cli::View member_list_view() {
-  cli::View v;
+output::View member_list_view() {
+  output::View v;
   v.rows = "members";
   v.columns = {{"NAME", "name"},       {"ID", "id"},   {"ROLE", "role"},
                {"STARTED", "started"}, {"PEER URL", "peerURLs"},
-               {"CLIENT URL", "clientURLs", cli::Cell::Text, true},
-               {"CR", "cr"},           {"POD", "pod"}, {"REACHABLE", "reachable", cli::Cell::Text, true},
+               {"CLIENT URL", "clientURLs", output::Cell::Text, true},
+               {"CR", "cr"},           {"POD", "pod"}, {"REACHABLE", "reachable", output::Cell::Text, true},
                {"FINDINGS", "findings"}};
   return v;
 }

@@ -11,8 +11,8 @@
 
 #include "admin/consistency.h"
 #include "admin/session.h"
-#include "cli/render.h"
-#include "cli/result.h"
+#include "output/render.h"
+#include "base/result.h"
 
 namespace admin {
 
@@ -27,9 +27,9 @@ StatusReport cluster_status(Session& s);
 // 0 all answered; 2 none; 5 some (decisions.md E16).
 int status_exit_code(const StatusReport& r);
 nlohmann::ordered_json status_document(const StatusReport& r);
-cli::View status_view();
+output::View status_view();
 // The summary lines above the member table (table and wide).
-std::string status_text(const nlohmann::ordered_json& doc, cli::Format format);
+std::string status_text(const nlohmann::ordered_json& doc, output::Format format);
 
 // The quota a member's db is measured against: the Status answer (3.6+),
 // else spec.options.quotaBackendBytes, else etcd's 2 GiB default.
@@ -43,8 +43,8 @@ struct MemberListReport {
 // 0, or 5 when some members did not answer (decisions.md E16).
 int member_list_exit_code(const MemberListReport& r);
 
-cli::Result<MemberListReport> member_list(Session& s);
+base::Result<MemberListReport> member_list(Session& s);
 nlohmann::ordered_json member_list_document(const MemberListReport& r);
-cli::View member_list_view();
+output::View member_list_view();
 
 }  // namespace admin

@@ -58,29 +58,29 @@ Getenv process_env() {
   };
 }
 
-cli::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env) {
+base::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env) {
   if (value == "direct") return ConnectMode::Direct;
   if (value == "port-forward") return ConnectMode::PortForward;
   if (value == "auto") {
     auto host = env("KUBERNETES_SERVICE_HOST");
     return host && !host->empty() ? ConnectMode::Direct : ConnectMode::PortForward;
   }
-  return cli::make_error(cli::ErrorKind::Usage, "invalid --connect \"" + value + "\"", {},
+  return base::make_error(base::ErrorKind::Usage, "invalid --connect \"" + value + "\"", {},
                          "use auto, direct or port-forward");
 }
 
-cli::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env) {
+base::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env) {
   auto mode = parse_connect(o.connect, env);
   if (!mode) return std::move(mode).error();
   bool k8s = !o.cluster.empty() || !o.pod.empty();
   if (!k8s && !o.endpoints.empty() && o.connect == "port-forward") {
-    return cli::make_error(cli::ErrorKind::Usage, "--connect port-forward needs a cluster (-c/--cluster or -p/--pod)", {},
+    return base::make_error(base::ErrorKind::Usage, "--connect port-forward needs a cluster (-c/--cluster or -p/--pod)", {},
                            "--endpoints are dialled as given");
   }
   // --endpoints bypass Kubernetes: always dialled as given.
   o.connect = *mode == ConnectMode::PortForward && o.endpoints.empty() ? "port-forward" : "direct";
   if (k8s && !o.endpoints.empty()) {
-    return cli::make_error(cli::ErrorKind::Usage, "--endpoints cannot be combined with -c/--cluster or -p/--pod", {},
+    return base::make_error(base::ErrorKind::Usage, "--endpoints cannot be combined with -c/--cluster or -p/--pod", {},
                            "name a cluster, or give endpoints for any etcd");
   }
   if (!k8s) {
@@ -100,23 +100,23 @@ cli::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env) {
       o.insecure_skip_tls_verify = v && (*v == "true" || *v == "1");
     }
     if (o.endpoints.empty()) {
-      return cli::make_error(cli::ErrorKind::Usage, "no target: give -c/--cluster NAME, -p/--pod NAME or --endpoints", {},
+      return base::make_error(base::ErrorKind::Usage, "no target: give -c/--cluster NAME, -p/--pod NAME or --endpoints", {},
                              "e.g. kubectl etcd status -c my-cluster -n my-namespace");
     }
   }
   if (!o.user.empty() && o.user.find(':') == std::string::npos) {
     auto pw = env("ETCDCTL_PASSWORD");
     if (!pw) {
-      return cli::make_error(cli::ErrorKind::Usage, "--user needs a password", {},
+      return base::make_error(base::ErrorKind::Usage, "--user needs a password", {},
                              "give --user NAME:PASSWORD or set ETCDCTL_PASSWORD");
     }
     o.user += ":" + *pw;
   }
   if (o.cert.empty() != o.key.empty()) {
-    return cli::make_error(cli::ErrorKind::Usage, "--cert and --key go together");
+    return base::make_error(base::ErrorKind::Usage, "--cert and --key go together");
   }
   if (o.dial_timeout.count() <= 0 || o.command_timeout.count() <= 0) {
-    return cli::make_error(cli::ErrorKind::Usage, "--dial-timeout and --command-timeout must be positive");
+    return base::make_error(base::ErrorKind::Usage, "--dial-timeout and --command-timeout must be positive");
   }
   return o;
 }
@@ -191,7 +191,7 @@ std::vector<const MemberTarget*> Target::selected() const {
 
 namespace {
 
-cli::Result<json> secret_data(kube::Client& kube, const std::string& ns, const std::string& name) {
+base::Result<json> secret_data(kube::Client& kube, const std::string& ns, const std::string& name) {
   auto s = kube.get(kube::resources::secrets, ns, name);
   if (!s) return std::move(s).error();
   json out = json::object();
@@ -200,7 +200,7 @@ cli::Result<json> secret_data(kube::Client& kube, const std::string& ns, const s
       if (!v.is_string()) continue;
       auto d = kube::base64_decode(v.get<std::string>());
       if (!d) {
-        return cli::make_error(cli::ErrorKind::Failed, "key \"" + k + "\" is not valid base64",
+        return base::make_error(base::ErrorKind::Failed, "key \"" + k + "\" is not valid base64",
                                kube::resources::secrets.describe(ns, name));
       }
       out[k] = *d;
@@ -209,7 +209,7 @@ cli::Result<json> secret_data(kube::Client& kube, const std::string& ns, const s
   return out;
 }
 
-cli::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
+base::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
   if (!client_tls(cluster)) return {};
   const std::string ns = op::string_at(cluster, "/metadata/namespace");
   const std::string c = op::string_at(cluster, "/metadata/name");
@@ -225,7 +225,7 @@ cli::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const 
     if (!d) return std::move(d).error();
     cfg.tls.ca_pem = d->value(std::string(op::kSecretCa), "");
     if (cfg.tls.ca_pem.empty()) {
-      return cli::make_error(cli::ErrorKind::Failed, "the server Secret has no ca.crt",
+      return base::make_error(base::ErrorKind::Failed, "the server Secret has no ca.crt",
                              kube::resources::secrets.describe(ns, server_secret));
     }
     if (client_secret.empty() && o.cert.empty()) {
@@ -241,14 +241,14 @@ cli::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const 
     cfg.tls.cert_pem = d->value(std::string(op::kSecretCert), "");
     cfg.tls.key_pem = d->value(std::string(op::kSecretKey), "");
     if (cfg.tls.cert_pem.empty() || cfg.tls.key_pem.empty()) {
-      return cli::make_error(cli::ErrorKind::Failed, "the operator-client Secret lacks tls.crt or tls.key",
+      return base::make_error(base::ErrorKind::Failed, "the operator-client Secret lacks tls.crt or tls.key",
                              kube::resources::secrets.describe(ns, client_secret));
     }
   }
   return {};
 }
 
-cli::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
+base::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
   if (!o.user.empty()) {
     auto colon = o.user.find(':');
     cfg.user = o.user.substr(0, colon);
@@ -272,13 +272,13 @@ cli::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const 
   }
   if (name.empty()) return {};
   if (kube == nullptr) {
-    return cli::make_error(cli::ErrorKind::Usage, "--credentials-secret needs the Kubernetes API");
+    return base::make_error(base::ErrorKind::Usage, "--credentials-secret needs the Kubernetes API");
   }
   auto d = secret_data(*kube, ns, name);
   if (!d) return std::move(d).error();
   std::string pw = d->value(std::string(op::kSecretPassword), "");
   if (pw.empty()) {
-    return cli::make_error(cli::ErrorKind::Failed, "missing a non-empty \"password\" key",
+    return base::make_error(base::ErrorKind::Failed, "missing a non-empty \"password\" key",
                            kube::resources::secrets.describe(ns, name));
   }
   // The etcd user of the operator's clusters is always root (admin.md 5.3).
@@ -291,7 +291,7 @@ cli::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const 
 
 }  // namespace
 
-cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
+base::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
   Target t;
   t.ns = o.ns;
   t.pod = o.pod;
@@ -315,7 +315,7 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     if (auto st = apply_credentials(kube, o, json(), cfg); !st) return std::move(st).error();
     return t;
   }
-  if (kube == nullptr) return cli::make_error(cli::ErrorKind::Usage, "a cluster target needs the Kubernetes API");
+  if (kube == nullptr) return base::make_error(base::ErrorKind::Usage, "a cluster target needs the Kubernetes API");
 
   t.cluster = o.cluster;
   if (t.cluster.empty()) {
@@ -323,7 +323,7 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     if (!pod) return std::move(pod).error();
     t.cluster = (*pod)["metadata"].value("labels", json::object()).value(std::string(op::kLabelCluster), "");
     if (t.cluster.empty()) {
-      return cli::make_error(cli::ErrorKind::NotFound, "the pod carries no " + std::string(op::kLabelCluster) + " label",
+      return base::make_error(base::ErrorKind::NotFound, "the pod carries no " + std::string(op::kLabelCluster) + " label",
                              kube::resources::pods.describe(o.ns, o.pod), "name the cluster with -c");
     }
   }
@@ -353,7 +353,7 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     bool found = false;
     for (const auto& m : t.members) found = found || m.name == o.pod;
     if (!found) {
-      return cli::make_error(cli::ErrorKind::NotFound, "no EtcdMember of cluster \"" + t.cluster + "\" has this pod",
+      return base::make_error(base::ErrorKind::NotFound, "no EtcdMember of cluster \"" + t.cluster + "\" has this pod",
                              kube::resources::pods.describe(o.ns, o.pod));
     }
   }
@@ -364,7 +364,7 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     if (!m.endpoint.empty() && o.tls_server_name.empty()) cfg.tls.server_names[m.endpoint] = m.server_name;
   }
   if (cfg.endpoints.empty()) {
-    auto e = cli::make_error(cli::ErrorKind::CannotConnect, "no member of the cluster can be dialled",
+    auto e = base::make_error(base::ErrorKind::CannotConnect, "no member of the cluster can be dialled",
                              op::resources::etcdclusters.describe(o.ns, t.cluster));
     for (const auto& m : t.members) e.causes.push_back(m.name + ": " + m.problem);
     return e;
@@ -383,7 +383,7 @@ cli::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
     // the command's error (exit 7), not one per member. Other failures stay
     // per member; the forward is kept for the calls either way.
     auto first = cfg.dial(cfg.endpoints.front());
-    if (!first && first.error().kind == cli::ErrorKind::PermissionDenied) return std::move(first).error();
+    if (!first && first.error().kind == base::ErrorKind::PermissionDenied) return std::move(first).error();
   }
   return t;
 }

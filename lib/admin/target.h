@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/operator_state.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "etcd/config.h"
 
 namespace kube {
@@ -52,10 +52,10 @@ Getenv process_env();
 // Usage errors (128) for conflicting or unavailable choices, and the
 // ETCDCTL_* environment folded in where no flag was given (--endpoints mode
 // only: a cluster's own Secrets win over a shell's leftovers).
-cli::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env);
+base::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env);
 // auto: direct inside a cluster (KUBERNETES_SERVICE_HOST set), port-forward
 // outside (admin.md 5.4).
-cli::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env);
+base::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env);
 
 // One member as the command will dial it.
 struct MemberTarget {
@@ -100,7 +100,7 @@ bool client_tls(const nlohmann::json& cluster);
 // port-forward the endpoints stay the pods' URLs (they name the members) and
 // config.dial sends each through a local forward to its pod, started on
 // first use.
-cli::Result<Target> resolve(const TargetOptions& options, kube::Client* kube);
+base::Result<Target> resolve(const TargetOptions& options, kube::Client* kube);
 
 // The config that dials member m alone, with the target's TLS, credentials
 // and timeouts. m may come from objects read after resolution: a Pod the

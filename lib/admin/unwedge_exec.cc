@@ -3,7 +3,7 @@
 #include <ctime>
 
 #include "admin/kube_util.h"
-#include "cli/rfc3339.h"
+#include "base/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
@@ -34,16 +34,16 @@ class Fixer {
   Fixer(MemberEnv& env, const ExecOptions& o)
       : env_(env), kube_(*env.kube), o_(o), ns_(env.session->target.ns), c_(env.session->target.cluster) {}
 
-  cli::Result<Outcome> run(const UnwedgeFix& f) {
+  base::Result<Outcome> run(const UnwedgeFix& f) {
     if (f.id == "clear-id") return clear_id(f);
     if (f.id == "release") return release(f);
     if (f.id == "remove-learner") return remove_learner(f);
     if (f.id == "expire-deadline") return expire_deadline();
-    return cli::make_error(cli::ErrorKind::Failed, "unknown fix " + f.id);
+    return base::make_error(base::ErrorKind::Failed, "unknown fix " + f.id);
   }
 
  private:
-  cli::Result<json> member(const std::string& m) {
+  base::Result<json> member(const std::string& m) {
     auto o = kube_.get(op::resources::etcdmembers, ns_, m);
     if (!o && kube::is_not_found(o.error())) return json();
     return o;
@@ -51,20 +51,20 @@ class Fixer {
 
   // The fix's member ID, name or peer URL (as planned) in a fresh
   // linearizable MemberList.
-  cli::Result<bool> listed(const UnwedgeFix& f) {
+  base::Result<bool> listed(const UnwedgeFix& f) {
     auto l = env_.session->etcd->member_list(true);
     if (!l) return std::move(l).error();
     return find_member(*l, f.etcd_id, f.member, f.peer_url) != nullptr;
   }
 
-  cli::Result<Outcome> clear_id(const UnwedgeFix& f) {
+  base::Result<Outcome> clear_id(const UnwedgeFix& f) {
     auto m = member(f.member);
     if (!m) return std::move(m).error();
     if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
     if (op::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
     auto l = listed(f);
     if (!l) return std::move(l).error();
-    if (*l) return cli::make_error(cli::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
+    if (*l) return base::make_error(base::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,
@@ -73,9 +73,9 @@ class Fixer {
     return Outcome{"done", "memberID cleared"};
   }
 
-  cli::Result<Outcome> release(const UnwedgeFix& f) { return release_finalizer(env_, f.member, f.etcd_id, f.peer_url); }
+  base::Result<Outcome> release(const UnwedgeFix& f) { return release_finalizer(env_, f.member, f.etcd_id, f.peer_url); }
 
-  cli::Result<Outcome> remove_learner(const UnwedgeFix& f) {
+  base::Result<Outcome> remove_learner(const UnwedgeFix& f) {
     auto l = env_.session->etcd->member_list(true);
     if (!l) return std::move(l).error();
     const etcd::Member* e = nullptr;
@@ -84,7 +84,7 @@ class Fixer {
     }
     if (e == nullptr) return Outcome{"skipped", "etcd does not list it"};
     if (!e->is_learner) {
-      return cli::make_error(cli::ErrorKind::Failed,
+      return base::make_error(base::ErrorKind::Failed,
                              "member " + etcd::format_member_id(f.etcd_id) + " was promoted meanwhile");
     }
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(f.etcd_id); }, o_.timeout,
@@ -101,11 +101,11 @@ class Fixer {
     return Outcome{"done", "removed learner " + etcd::format_member_id(f.etcd_id)};
   }
 
-  cli::Result<Outcome> expire_deadline() {
+  base::Result<Outcome> expire_deadline() {
     auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
     if (!cl) return std::move(cl).error();
     const auto now = std::chrono::system_clock::now();
-    auto t = cli::parse_rfc3339(op::string_at(*cl, "/status/progressDeadline"));
+    auto t = base::parse_rfc3339(op::string_at(*cl, "/status/progressDeadline"));
     if (!t || *t <= now) return Outcome{"skipped", "progressDeadline not ahead"};
     const std::string past = rfc3339(now - std::chrono::seconds(1));
     kube::PatchOptions po;
@@ -124,12 +124,12 @@ class Fixer {
 
 }  // namespace
 
-cli::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
+base::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
                                                          const ExecOptions& options) {
   Fixer fixer(env, options);
   std::vector<UnwedgeOutcome> out;
   for (const auto& f : plan.fixes) {
-    cli::Result<Outcome> r = cli::make_error(cli::ErrorKind::Failed, "not tried");
+    base::Result<Outcome> r = base::make_error(base::ErrorKind::Failed, "not tried");
     // A 409: the object changed between read and write; read and decide again.
     for (int attempt = 0; attempt < 5; ++attempt) {
       r = fixer.run(f);

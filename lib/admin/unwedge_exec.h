@@ -10,7 +10,7 @@
 
 #include "admin/member_exec.h"
 #include "admin/unwedge_plan.h"
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace admin {
 
@@ -21,7 +21,7 @@ struct UnwedgeOutcome {
   std::string detail;
 };
 
-cli::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
+base::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
                                                          const ExecOptions& options);
 
 nlohmann::ordered_json unwedge_exec_document(const UnwedgePlan& plan, const std::vector<UnwedgeOutcome>& done);

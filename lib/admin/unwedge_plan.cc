@@ -6,7 +6,7 @@
 #include "admin/consistency.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
-#include "cli/rfc3339.h"
+#include "base/rfc3339.h"
 #include "etcd/member_id.h"
 #include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
@@ -90,7 +90,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
   }
   if (!r.expire_deadline) return;
   const std::string d = op::string_at(s.cluster, "/status/progressDeadline");
-  auto t = cli::parse_rfc3339(d);
+  auto t = base::parse_rfc3339(d);
   if (t && *t > now) {
     p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
                        "status merge patch progressDeadline " + d +

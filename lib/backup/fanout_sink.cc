@@ -6,8 +6,8 @@ FanoutSink::~FanoutSink() {
   if (!done_) abort();
 }
 
-cli::Status FanoutSink::write(std::string_view data) {
-  for (Sink* s : sinks_) {
+base::Status FanoutSink::write(std::string_view data) {
+  for (base::Sink* s : sinks_) {
     if (auto st = s->write(data); !st) {
       abort();
       return st;
@@ -16,7 +16,7 @@ cli::Status FanoutSink::write(std::string_view data) {
   return {};
 }
 
-cli::Status FanoutSink::commit() {
+base::Status FanoutSink::commit() {
   for (; committed_ < sinks_.size(); ++committed_) {
     if (auto st = sinks_[committed_]->commit(); !st) {
       ++committed_;  // that sink cleaned up after itself
@@ -28,8 +28,8 @@ cli::Status FanoutSink::commit() {
   return {};
 }
 
-void FanoutSink::written_sha256(const Digest& d) {
-  for (Sink* s : sinks_) s->written_sha256(d);
+void FanoutSink::written_sha256(const base::Digest& d) {
+  for (base::Sink* s : sinks_) s->written_sha256(d);
 }
 
 void FanoutSink::abort() noexcept {

@@ -7,22 +7,22 @@
 
 #include <vector>
 
-#include "backup/sink.h"
+#include "base/sink.h"
 
 namespace backup {
 
-class FanoutSink final : public Sink {
+class FanoutSink final : public base::Sink {
  public:
-  explicit FanoutSink(std::vector<Sink*> sinks) : sinks_(std::move(sinks)) {}
+  explicit FanoutSink(std::vector<base::Sink*> sinks) : sinks_(std::move(sinks)) {}
   ~FanoutSink() override;
 
-  cli::Status write(std::string_view data) override;
-  cli::Status commit() override;
-  void written_sha256(const Digest& d) override;
+  base::Status write(std::string_view data) override;
+  base::Status commit() override;
+  void written_sha256(const base::Digest& d) override;
   void abort() noexcept override;
 
  private:
-  std::vector<Sink*> sinks_;
+  std::vector<base::Sink*> sinks_;
   std::size_t committed_ = 0;
   bool done_ = false;
 };

@@ -11,8 +11,8 @@ namespace backup {
 
 namespace {
 
-cli::Error io_error(const std::string& what, const std::string& path, int err) {
-  return cli::make_error(cli::ErrorKind::Failed, what + ": " + std::strerror(err), "file \"" + path + "\"");
+base::Error io_error(const std::string& what, const std::string& path, int err) {
+  return base::make_error(base::ErrorKind::Failed, what + ": " + std::strerror(err), "file \"" + path + "\"");
 }
 
 std::string dir_of(const std::string& path) {
@@ -24,7 +24,7 @@ std::string dir_of(const std::string& path) {
 
 }  // namespace
 
-cli::Result<std::unique_ptr<FileSink>> FileSink::create(const std::string& path) {
+base::Result<std::unique_ptr<FileSink>> FileSink::create(const std::string& path) {
   std::string part = path + ".part";
   // O_EXCL after unlink: never write through a symlink or file someone else
   // placed at the temporary name.
@@ -46,8 +46,8 @@ FileSink::~FileSink() {
   if (!done_) abort();
 }
 
-cli::Status FileSink::write(std::string_view data) {
-  if (fd_ < 0) return cli::make_error(cli::ErrorKind::Failed, "write after close", "file \"" + part_path() + "\"");
+base::Status FileSink::write(std::string_view data) {
+  if (fd_ < 0) return base::make_error(base::ErrorKind::Failed, "write after close", "file \"" + part_path() + "\"");
   while (!data.empty()) {
     ssize_t n = ::write(fd_, data.data(), data.size());
     if (n < 0) {
@@ -60,8 +60,8 @@ cli::Status FileSink::write(std::string_view data) {
   return {};
 }
 
-cli::Status FileSink::commit() {
-  if (fd_ < 0) return cli::make_error(cli::ErrorKind::Failed, "commit after close", "file \"" + part_path() + "\"");
+base::Status FileSink::commit() {
+  if (fd_ < 0) return base::make_error(base::ErrorKind::Failed, "commit after close", "file \"" + part_path() + "\"");
   std::string part = part_path();
   if (::fsync(fd_) != 0) {
     int e = errno;

@@ -7,21 +7,21 @@
 #include <memory>
 #include <string>
 
-#include "backup/sink.h"
-#include "cli/result.h"
+#include "base/sink.h"
+#include "base/result.h"
 
 namespace backup {
 
-class FileSink final : public Sink {
+class FileSink final : public base::Sink {
  public:
   // Creates "<path>.part"; a stale one from a killed run is replaced.
-  static cli::Result<std::unique_ptr<FileSink>> create(const std::string& path);
+  static base::Result<std::unique_ptr<FileSink>> create(const std::string& path);
   ~FileSink() override;
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
 
-  cli::Status write(std::string_view data) override;
-  cli::Status commit() override;
+  base::Status write(std::string_view data) override;
+  base::Status commit() override;
   void abort() noexcept override;
 
   const std::string& path() const { return path_; }

@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <thread>
 
-#include "backup/sha256.h"
-#include "kube/curl_error.h"
-#include "kube/libcurl.h"
+#include "base/sha256.h"
+#include "http/curl_error.h"
+#include "http/libcurl.h"
 
 namespace backup {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
 std::string base64(const std::uint8_t* data, std::size_t n) {
   std::string out(4 * ((n + 2) / 3) + 1, '\0');
@@ -88,25 +88,25 @@ S3Client::~S3Client() {
   for (std::size_t i = 0; i < credentials_.secret_access_key.size(); ++i) p[i] = 0;
 }
 
-cli::Result<std::unique_ptr<S3Client>> S3Client::create(S3Location location, S3Credentials credentials,
+base::Result<std::unique_ptr<S3Client>> S3Client::create(S3Location location, S3Credentials credentials,
                                                         S3ClientOptions options) {
   auto ep = parse_s3_endpoint(location.endpoint);
   if (!ep) return std::move(ep).error();
   if (location.bucket.empty()) {
-    return cli::make_error(ErrorKind::Usage, "no bucket given", "S3 endpoint \"" + location.endpoint + "\"");
+    return base::make_error(ErrorKind::Usage, "no bucket given", "S3 endpoint \"" + location.endpoint + "\"");
   }
   if (credentials.access_key_id.empty() || credentials.secret_access_key.empty()) {
-    return cli::make_error(ErrorKind::Usage, "the access key ID or the secret access key is empty",
+    return base::make_error(ErrorKind::Usage, "the access key ID or the secret access key is empty",
                            "S3 credentials", "give both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
   }
   std::unique_ptr<S3Client> c(new S3Client(std::move(location), std::move(credentials), options, std::move(*ep)));
-  if (auto loaded = kube::load_libcurl(); !loaded) return std::move(loaded).error();
+  if (auto loaded = http::load_libcurl(); !loaded) return std::move(loaded).error();
   c->curl_ = curl_easy_init();
-  if (c->curl_ == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  if (c->curl_ == nullptr) return base::make_error(ErrorKind::Failed, "cannot create a curl handle");
   return c;
 }
 
-cli::Result<S3Response> S3Client::perform(const Call& call) {
+base::Result<S3Response> S3Client::perform(const Call& call) {
   int attempts = call.retry ? std::max(1, options_.attempts) : 1;
   for (int i = 1;; ++i) {
     auto r = perform_once(call);
@@ -116,7 +116,7 @@ cli::Result<S3Response> S3Client::perform(const Call& call) {
       // Broken or stalled on the way: S3 requests are whole-object or
       // whole-part writes, safe to send again.
       const auto& reason = r.error().reason;
-      again = reason == kube::kReasonTransportFailed || reason == kube::kReasonTimeout;
+      again = reason == http::kReasonTransportFailed || reason == http::kReasonTimeout;
     } else {
       again = retryable(r->status);
     }
@@ -125,7 +125,7 @@ cli::Result<S3Response> S3Client::perform(const Call& call) {
   }
 }
 
-cli::Result<S3Response> S3Client::perform_once(const Call& call) {
+base::Result<S3Response> S3Client::perform_once(const Call& call) {
   CURL* c = static_cast<CURL*>(curl_);
   curl_easy_reset(c);
   S3Response resp;
@@ -162,7 +162,7 @@ cli::Result<S3Response> S3Client::perform_once(const Call& call) {
     } else if (!signs_payload()) {
       payload = kUnsignedPayload;
     } else {
-      payload = to_hex(sha256(call.body));
+      payload = base::to_hex(base::sha256(call.body));
     }
   }
   std::vector<std::string> extra = call.headers;
@@ -206,17 +206,17 @@ cli::Result<S3Response> S3Client::perform_once(const Call& call) {
 
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && x.stopped)) return resp;
   // Named as the object it was for and where it was sent: either can be the mistake.
-  cli::Error e = kube::curl_error(rc, pretransfer != 0, call.method + " failed: " + curl_easy_strerror(rc),
+  base::Error e = http::curl_error(rc, pretransfer != 0, call.method + " failed: " + curl_easy_strerror(rc),
                                   uri(call.key) + " at \"" + location_.endpoint + "\"");
-  if (e.reason == kube::kReasonTLS) {
+  if (e.reason == http::kReasonTLS) {
     e.hint = "check the endpoint's certificate and the CA bundle";
-  } else if (e.reason == kube::kReasonConnectFailed) {
+  } else if (e.reason == http::kReasonConnectFailed) {
     e.hint = "check the S3 endpoint URL";
   }
   return e;
 }
 
-cli::Error S3Client::answer_error(std::string_view what, std::string_view key, const S3Response& r) const {
+base::Error S3Client::answer_error(std::string_view what, std::string_view key, const S3Response& r) const {
   std::string code = xml_value(r.body, "Code");
   auto e = s3_error(what, uri(key), r.status, code, xml_value(r.body, "Message"));
   // A wrong region is worth naming precisely when the server says which one it wants.
@@ -227,7 +227,7 @@ cli::Error S3Client::answer_error(std::string_view what, std::string_view key, c
   return e;
 }
 
-cli::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {
+base::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {
   Call call;
   call.method = "HEAD";
   call.key = std::string(key);
@@ -244,7 +244,7 @@ cli::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {
   return std::optional<S3ObjectInfo>(std::move(info));
 }
 
-cli::Status S3Client::check_access(std::string_view key) {
+base::Status S3Client::check_access(std::string_view key) {
   // A GET of the first byte: unlike a HEAD, its error answer names the cause.
   Call call;
   call.key = std::string(key);
@@ -258,8 +258,8 @@ cli::Status S3Client::check_access(std::string_view key) {
   return answer_error("cannot use the bucket", key, *r);
 }
 
-cli::Result<std::string> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata,
-                                       const Md5Digest& md5sum) {
+base::Result<std::string> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata,
+                                       const base::Md5Digest& md5sum) {
   Call call;
   call.method = "PUT";
   call.key = std::string(key);
@@ -272,7 +272,7 @@ cli::Result<std::string> S3Client::put(std::string_view key, std::string_view bo
   return unquote_etag(r->headers["etag"]);
 }
 
-cli::Result<std::string> S3Client::create_multipart(std::string_view key, const S3Metadata& metadata) {
+base::Result<std::string> S3Client::create_multipart(std::string_view key, const S3Metadata& metadata) {
   Call call;
   call.method = "POST";
   call.key = std::string(key);
@@ -284,15 +284,15 @@ cli::Result<std::string> S3Client::create_multipart(std::string_view key, const 
   if (r->status / 100 != 2) return answer_error("cannot start a multipart upload", key, *r);
   std::string id = xml_value(r->body, "UploadId");
   if (id.empty()) {
-    return cli::make_error(ErrorKind::Failed, "the server started a multipart upload without an UploadId", uri(key));
+    return base::make_error(ErrorKind::Failed, "the server started a multipart upload without an UploadId", uri(key));
   }
   return id;
 }
 
 bool S3Client::signs_payload() const { return endpoint_.scheme != "https"; }
 
-cli::Result<std::string> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                                std::string_view body, const Md5Digest& md5sum,
+base::Result<std::string> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
+                                                std::string_view body, const base::Md5Digest& md5sum,
                                                 std::string_view body_sha256_hex) {
   Call call;
   call.payload_sha256 = std::string(body_sha256_hex);
@@ -307,7 +307,7 @@ cli::Result<std::string> S3Client::upload_part(std::string_view key, std::string
   return unquote_etag(r->headers["etag"]);
 }
 
-cli::Result<std::string> S3Client::complete_multipart(std::string_view key, std::string_view upload_id,
+base::Result<std::string> S3Client::complete_multipart(std::string_view key, std::string_view upload_id,
                                                       const std::vector<std::string>& part_etags) {
   std::string body = complete_multipart_xml(part_etags);
   Call call;
@@ -326,7 +326,7 @@ cli::Result<std::string> S3Client::complete_multipart(std::string_view key, std:
   return unquote_etag(xml_value(r->body, "ETag"));
 }
 
-cli::Status S3Client::abort_multipart(std::string_view key, std::string_view upload_id) {
+base::Status S3Client::abort_multipart(std::string_view key, std::string_view upload_id) {
   Call call;
   call.method = "DELETE";
   call.key = std::string(key);
@@ -337,7 +337,7 @@ cli::Status S3Client::abort_multipart(std::string_view key, std::string_view upl
   return {};
 }
 
-cli::Status S3Client::replace_metadata(std::string_view key, const S3Metadata& metadata) {
+base::Status S3Client::replace_metadata(std::string_view key, const S3Metadata& metadata) {
   Call call;
   call.method = "PUT";
   call.key = std::string(key);
@@ -352,7 +352,7 @@ cli::Status S3Client::replace_metadata(std::string_view key, const S3Metadata& m
   return {};
 }
 
-cli::Status S3Client::remove(std::string_view key) {
+base::Status S3Client::remove(std::string_view key) {
   Call call;
   call.method = "DELETE";
   call.key = std::string(key);
@@ -362,7 +362,7 @@ cli::Status S3Client::remove(std::string_view key) {
   return {};
 }
 
-cli::Status S3Client::get(std::string_view key, const std::function<bool(std::string_view)>& on_data) {
+base::Status S3Client::get(std::string_view key, const std::function<bool(std::string_view)>& on_data) {
   Call call;
   call.key = std::string(key);
   call.on_data = &on_data;

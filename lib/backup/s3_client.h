@@ -18,7 +18,7 @@
 
 #include "backup/s3_config.h"
 #include "backup/s3_request.h"
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace backup {
 
@@ -46,7 +46,7 @@ struct S3ClientOptions {
 
 class S3Client {
  public:
-  static cli::Result<std::unique_ptr<S3Client>> create(S3Location location, S3Credentials credentials,
+  static base::Result<std::unique_ptr<S3Client>> create(S3Location location, S3Credentials credentials,
                                                        S3ClientOptions options = {});
   ~S3Client();
   S3Client(const S3Client&) = delete;
@@ -58,31 +58,31 @@ class S3Client {
   // nullopt when the object does not exist. Note that S3 answers a HEAD
   // without a body, so a missing bucket or a bad credential is only told
   // apart by check_access().
-  cli::Result<std::optional<S3ObjectInfo>> head(std::string_view key);
+  base::Result<std::optional<S3ObjectInfo>> head(std::string_view key);
   // Fails fast, naming the cause, when the bucket is missing, the credentials
   // are wrong or the endpoint cannot be reached; fine when only the key is absent.
-  cli::Status check_access(std::string_view key);
+  base::Status check_access(std::string_view key);
   // Single PUT; answers the ETag. body_md5 (the caller has it already) goes
   // as Content-MD5, which S3 checks.
-  cli::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata,
-                               const Md5Digest& body_md5);
-  cli::Result<std::string> create_multipart(std::string_view key, const S3Metadata& metadata);
+  base::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata,
+                               const base::Md5Digest& body_md5);
+  base::Result<std::string> create_multipart(std::string_view key, const S3Metadata& metadata);
   // body_sha256_hex: the body's SHA-256 when the caller has it (else it is
   // computed here when signs_payload()).
-  cli::Result<std::string> upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                       std::string_view body, const Md5Digest& body_md5,
+  base::Result<std::string> upload_part(std::string_view key, std::string_view upload_id, int part_number,
+                                       std::string_view body, const base::Md5Digest& body_md5,
                                        std::string_view body_sha256_hex = {});
   // Whether request signatures cover the body's SHA-256 (plain http; over
   // https the body goes unsigned, protected by TLS and Content-MD5).
   bool signs_payload() const;
-  cli::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
+  base::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
                                               const std::vector<std::string>& part_etags);
-  cli::Status abort_multipart(std::string_view key, std::string_view upload_id);
+  base::Status abort_multipart(std::string_view key, std::string_view upload_id);
   // Replaces the object's user metadata (a copy onto itself; up to 5 GiB).
-  cli::Status replace_metadata(std::string_view key, const S3Metadata& metadata);
-  cli::Status remove(std::string_view key);
+  base::Status replace_metadata(std::string_view key, const S3Metadata& metadata);
+  base::Status remove(std::string_view key);
   // Streams the object's bytes to on_data (false stops).
-  cli::Status get(std::string_view key, const std::function<bool(std::string_view)>& on_data);
+  base::Status get(std::string_view key, const std::function<bool(std::string_view)>& on_data);
 
  private:
   struct Call {
@@ -97,10 +97,10 @@ class S3Client {
     bool retry = true;
   };
   S3Client(S3Location location, S3Credentials credentials, S3ClientOptions options, S3Endpoint endpoint);
-  cli::Result<S3Response> perform(const Call& call);
-  cli::Result<S3Response> perform_once(const Call& call);
+  base::Result<S3Response> perform(const Call& call);
+  base::Result<S3Response> perform_once(const Call& call);
   // A non-2xx answer as an error naming `what` and the object.
-  cli::Error answer_error(std::string_view what, std::string_view key, const S3Response& r) const;
+  base::Error answer_error(std::string_view what, std::string_view key, const S3Response& r) const;
 
   S3Location location_;
   S3Credentials credentials_;

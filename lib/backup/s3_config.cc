@@ -4,7 +4,7 @@
 
 namespace backup {
 
-cli::Result<S3Credentials> s3_credentials_from_env() {
+base::Result<S3Credentials> s3_credentials_from_env() {
   auto get = [](const char* name) {
     const char* v = std::getenv(name);
     return std::string(v != nullptr ? v : "");
@@ -13,14 +13,14 @@ cli::Result<S3Credentials> s3_credentials_from_env() {
   for (const auto& [name, value] : {std::pair{"AWS_ACCESS_KEY_ID", &c.access_key_id},
                                     std::pair{"AWS_SECRET_ACCESS_KEY", &c.secret_access_key}}) {
     if (value->empty()) {
-      return cli::make_error(cli::ErrorKind::Usage, std::string(name) + " is not set", "S3 credentials",
+      return base::make_error(base::ErrorKind::Usage, std::string(name) + " is not set", "S3 credentials",
                              "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name a credentials Secret");
     }
   }
   return c;
 }
 
-cli::Result<S3Credentials> s3_credentials_from_secret(const std::map<std::string, std::string>& data,
+base::Result<S3Credentials> s3_credentials_from_secret(const std::map<std::string, std::string>& data,
                                                       const std::string& secret) {
   auto get = [&](const char* key) {
     auto it = data.find(key);
@@ -30,7 +30,7 @@ cli::Result<S3Credentials> s3_credentials_from_secret(const std::map<std::string
   for (const auto& [key, value] : {std::pair{"AWS_ACCESS_KEY_ID", &c.access_key_id},
                                    std::pair{"AWS_SECRET_ACCESS_KEY", &c.secret_access_key}}) {
     if (value->empty()) {
-      return cli::make_error(cli::ErrorKind::Refused, std::string("has no key ") + key + " (or it is empty)",
+      return base::make_error(base::ErrorKind::Refused, std::string("has no key ") + key + " (or it is empty)",
                              "secret \"" + secret + "\"",
                              "add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the S3 credentials Secret");
     }

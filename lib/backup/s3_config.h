@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace backup {
 
@@ -18,12 +18,12 @@ struct S3Credentials {
 
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; an error
 // naming the missing variable when either of the first two is unset or empty.
-cli::Result<S3Credentials> s3_credentials_from_env();
+base::Result<S3Credentials> s3_credentials_from_env();
 
 // From a credentials Secret's data, already base64-decoded: the keys
 // AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN if
 // present); an error naming the Secret and the missing key.
-cli::Result<S3Credentials> s3_credentials_from_secret(const std::map<std::string, std::string>& data,
+base::Result<S3Credentials> s3_credentials_from_secret(const std::map<std::string, std::string>& data,
                                                       const std::string& secret);
 
 struct S3Location {

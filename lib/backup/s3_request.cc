@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "backup/sha256.h"
+#include "base/sha256.h"
 
 namespace backup {
 
-cli::Result<S3Endpoint> parse_s3_endpoint(std::string_view endpoint) {
+base::Result<S3Endpoint> parse_s3_endpoint(std::string_view endpoint) {
   auto bad = [&](std::string why) {
-    return cli::make_error(cli::ErrorKind::Usage, std::move(why), "S3 endpoint \"" + std::string(endpoint) + "\"",
+    return base::make_error(base::ErrorKind::Usage, std::move(why), "S3 endpoint \"" + std::string(endpoint) + "\"",
                            "give a URL such as https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:9000");
   };
   S3Endpoint ep;
@@ -91,7 +91,7 @@ std::string s3_uri(std::string_view bucket, std::string_view key) {
   return "s3://" + std::string(bucket) + "/" + std::string(key);
 }
 
-std::string empty_payload_sha256() { return to_hex(sha256("")); }
+std::string empty_payload_sha256() { return base::to_hex(base::sha256("")); }
 
 std::vector<std::string> s3_headers(std::string_view payload_sha256_hex, const S3Credentials& creds,
                                     const S3Metadata& metadata, const std::vector<std::string>& extra) {
@@ -150,12 +150,12 @@ std::string complete_multipart_xml(const std::vector<std::string>& part_etags) {
   return x;
 }
 
-std::string single_etag(const Md5Digest& body_md5) { return to_hex(body_md5); }
+std::string single_etag(const base::Md5Digest& body_md5) { return base::to_hex(body_md5); }
 
-std::string multipart_etag(const std::vector<Md5Digest>& part_md5s) {
-  Md5 h;
+std::string multipart_etag(const std::vector<base::Md5Digest>& part_md5s) {
+  base::Md5 h;
   for (const auto& d : part_md5s) h.update(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
-  return to_hex(h.finish()) + "-" + std::to_string(part_md5s.size());
+  return base::to_hex(h.finish()) + "-" + std::to_string(part_md5s.size());
 }
 
 std::string unquote_etag(std::string_view etag) {
@@ -175,10 +175,10 @@ std::size_t s3_part_size(std::uint64_t expected, std::size_t preferred) {
   return static_cast<std::size_t>(size);
 }
 
-cli::Error s3_error(std::string_view what, std::string_view object, int http_status, std::string_view code,
+base::Error s3_error(std::string_view what, std::string_view object, int http_status, std::string_view code,
                     std::string_view message) {
-  using cli::ErrorKind;
-  cli::Error e;
+  using base::ErrorKind;
+  base::Error e;
   e.object = std::string(object);
   e.status = http_status;
   e.reason = std::string(code);

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "backup/md5.h"
+#include "base/md5.h"
 #include "backup/s3_config.h"
-#include "cli/error.h"
+#include "base/error.h"
 
 namespace backup {
 
@@ -29,7 +29,7 @@ struct S3Endpoint {
 };
 
 // An error naming the endpoint when it is not an http(s) URL with a host.
-cli::Result<S3Endpoint> parse_s3_endpoint(std::string_view endpoint);
+base::Result<S3Endpoint> parse_s3_endpoint(std::string_view endpoint);
 
 std::string s3_region(std::string_view region);      // empty -> us-east-1
 std::string sigv4_param(std::string_view region);    // CURLOPT_AWS_SIGV4: aws:amz:<region>:s3
@@ -68,8 +68,8 @@ std::string complete_multipart_xml(const std::vector<std::string>& part_etags);
 // ETags as S3 computes them for unencrypted objects: a single PUT's is the
 // hex MD5 of the body; a multipart upload's is the hex MD5 of the parts'
 // binary MD5s concatenated, then "-<number of parts>".
-std::string single_etag(const Md5Digest& body_md5);
-std::string multipart_etag(const std::vector<Md5Digest>& part_md5s);
+std::string single_etag(const base::Md5Digest& body_md5);
+std::string multipart_etag(const std::vector<base::Md5Digest>& part_md5s);
 std::string unquote_etag(std::string_view etag);  // drops surrounding quotes, lower case
 
 // The part size for an object of about `expected` bytes (0: unknown): the
@@ -78,7 +78,7 @@ std::size_t s3_part_size(std::uint64_t expected, std::size_t preferred = kS3Defa
 
 // An S3 error answer (HTTP status, XML Code and Message) as a one-line error
 // on the object, with what the user can do about it.
-cli::Error s3_error(std::string_view what, std::string_view object, int http_status, std::string_view code,
+base::Error s3_error(std::string_view what, std::string_view object, int http_status, std::string_view code,
                     std::string_view message);
 
 }  // namespace backup

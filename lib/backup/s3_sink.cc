@@ -4,7 +4,7 @@
 
 namespace backup {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
 S3Sink::S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions options)
     : client_(std::move(client)), key_(std::move(key)), options_(std::move(options)),
@@ -14,10 +14,10 @@ S3Sink::~S3Sink() {
   abort();
 }
 
-cli::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location, const S3Credentials& credentials,
+base::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location, const S3Credentials& credentials,
                                                     std::string key, S3SinkOptions options) {
   if (key.empty() || key.front() == '/') {
-    return cli::make_error(ErrorKind::Usage, "is not an object key", "S3 key \"" + key + "\"");
+    return base::make_error(ErrorKind::Usage, "is not an object key", "S3 key \"" + key + "\"");
   }
   auto client = S3Client::create(location, credentials, options.client);
   if (!client) return std::move(client).error();
@@ -32,7 +32,7 @@ cli::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location, 
     if (have == meta.end() || want == options.metadata.end() || have->second != want->second) {
       std::string whose = have == meta.end() ? "it has no " + options.owner_key + " metadata"
                                              : "its " + options.owner_key + " is \"" + have->second + "\"";
-      return cli::make_error(ErrorKind::Refused, "exists and was not written for this cluster (" + whose + ")",
+      return base::make_error(ErrorKind::Refused, "exists and was not written for this cluster (" + whose + ")",
                              c.uri(key), "delete it or choose another key prefix");
     }
   }
@@ -41,13 +41,13 @@ cli::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location, 
   return sink;
 }
 
-cli::Status S3Sink::fail(cli::Error e) {
+base::Status S3Sink::fail(base::Error e) {
   abort();
   return e;
 }
 
-cli::Status S3Sink::write(std::string_view data) {
-  if (done_) return cli::make_error(ErrorKind::Failed, "write after the upload ended", uri());
+base::Status S3Sink::write(std::string_view data) {
+  if (done_) return base::make_error(ErrorKind::Failed, "write after the upload ended", uri());
   if (!options_.sha256_metadata_key.empty()) whole_md5_.update(data);
   bytes_ += data.size();
   while (!data.empty()) {
@@ -63,7 +63,7 @@ cli::Status S3Sink::write(std::string_view data) {
   return {};
 }
 
-cli::Status S3Sink::flush_part() {
+base::Status S3Sink::flush_part() {
   if (upload_id_.empty()) {
     auto id = client_->create_multipart(key_, options_.metadata);
     if (!id) return std::move(id).error();
@@ -72,7 +72,7 @@ cli::Status S3Sink::flush_part() {
   if (auto s = settle(); !s) return s;
   int number = static_cast<int>(part_etags_.size()) + 1;
   if (static_cast<std::size_t>(number) > kS3MaxParts) {
-    return cli::make_error(ErrorKind::Failed, "the object needs more than 10000 parts", uri(),
+    return base::make_error(ErrorKind::Failed, "the object needs more than 10000 parts", uri(),
                            "give the expected size so that the part size grows");
   }
   buffer_.swap(flight_data_);
@@ -80,24 +80,24 @@ cli::Status S3Sink::flush_part() {
   buffer_.reserve(part_size_);
   flight_number_ = number;
   flight_md5_ = part_md5_.finish();
-  flight_sha256_ = client_->signs_payload() ? to_hex(part_sha_.finish()) : std::string();
+  flight_sha256_ = client_->signs_payload() ? base::to_hex(part_sha_.finish()) : std::string();
   uploader_ = std::thread([this] {
     flight_etag_ = client_->upload_part(key_, upload_id_, flight_number_, flight_data_, flight_md5_, flight_sha256_);
   });
   return {};
 }
 
-cli::Status S3Sink::settle() {
+base::Status S3Sink::settle() {
   if (!uploader_.joinable()) return {};
   uploader_.join();
-  cli::Result<std::string> etag = std::move(*flight_etag_);
+  base::Result<std::string> etag = std::move(*flight_etag_);
   flight_etag_.reset();
   flight_data_.clear();
   if (!etag) return std::move(etag).error();
-  if (*etag != to_hex(flight_md5_)) {
-    return cli::make_error(ErrorKind::Failed,
+  if (*etag != base::to_hex(flight_md5_)) {
+    return base::make_error(ErrorKind::Failed,
                            "part " + std::to_string(flight_number_) + " was stored with ETag \"" + *etag +
-                               "\", not the MD5 of what was sent (" + to_hex(flight_md5_) + ")",
+                               "\", not the MD5 of what was sent (" + base::to_hex(flight_md5_) + ")",
                            uri());
   }
   part_etags_.push_back(std::move(*etag));
@@ -105,11 +105,11 @@ cli::Status S3Sink::settle() {
   return {};
 }
 
-cli::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& expected_metadata) {
+base::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& expected_metadata) {
   auto head = client_->head(key_);
   if (!head) return std::move(head).error();
   auto mismatch = [&](const std::string& what) {
-    return cli::make_error(ErrorKind::Failed, "read-back check failed: " + what, uri());
+    return base::make_error(ErrorKind::Failed, "read-back check failed: " + what, uri());
   };
   if (!*head) return mismatch("the object is not there");
   const auto& info = **head;
@@ -120,7 +120,7 @@ cli::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& e
   // MD5 of the whole object, as AWS does for some copies; both prove the
   // bytes. (The whole MD5 is only kept when such a copy can happen.)
   bool copied = !options_.sha256_metadata_key.empty() && !upload_id_.empty();
-  std::string whole = copied ? to_hex(whole_md5_.finish()) : expected_etag;
+  std::string whole = copied ? base::to_hex(whole_md5_.finish()) : expected_etag;
   if (info.etag != expected_etag && info.etag != whole) {
     return mismatch("its ETag is \"" + info.etag + "\", expected \"" + expected_etag + "\"");
   }
@@ -131,12 +131,12 @@ cli::Status S3Sink::verify(const std::string& expected_etag, const S3Metadata& e
   return {};
 }
 
-cli::Status S3Sink::commit() {
-  if (done_) return cli::make_error(ErrorKind::Failed, "commit after the upload ended", uri());
+base::Status S3Sink::commit() {
+  if (done_) return base::make_error(ErrorKind::Failed, "commit after the upload ended", uri());
   if (!told_sha256_) {
-    return fail(cli::make_error(ErrorKind::Failed, "the writer did not tell the SHA-256 of the stream", uri()));
+    return fail(base::make_error(ErrorKind::Failed, "the writer did not tell the SHA-256 of the stream", uri()));
   }
-  std::string sha_hex = to_hex(*told_sha256_);
+  std::string sha_hex = base::to_hex(*told_sha256_);
   S3Metadata metadata = options_.metadata;
   if (!options_.sha256_metadata_key.empty()) metadata[options_.sha256_metadata_key] = sha_hex;
 
@@ -149,7 +149,7 @@ cli::Status S3Sink::commit() {
     if (!etag) return fail(std::move(etag).error());
     object_written_ = true;
     if (*etag != expected) {
-      return fail(cli::make_error(ErrorKind::Failed,
+      return fail(base::make_error(ErrorKind::Failed,
                                   "stored with ETag \"" + *etag + "\", not the MD5 of what was sent (" + expected + ")",
                                   uri()));
     }
@@ -164,7 +164,7 @@ cli::Status S3Sink::commit() {
     if (!etag) return fail(std::move(etag).error());
     object_written_ = true;
     if (!etag->empty() && *etag != expected) {
-      return fail(cli::make_error(ErrorKind::Failed,
+      return fail(base::make_error(ErrorKind::Failed,
                                   "completed with ETag \"" + *etag + "\", expected \"" + expected + "\"", uri()));
     }
     if (metadata != options_.metadata) {

@@ -25,10 +25,10 @@
 #include <thread>
 #include <vector>
 
-#include "backup/md5.h"
+#include "base/md5.h"
 #include "backup/s3_client.h"
-#include "backup/sha256.h"
-#include "backup/sink.h"
+#include "base/sha256.h"
+#include "base/sink.h"
 
 namespace backup {
 
@@ -55,18 +55,18 @@ struct S3UploadResult {
   std::string sha256;  // hex, of the bytes written
 };
 
-class S3Sink final : public Sink {
+class S3Sink final : public base::Sink {
  public:
-  static cli::Result<std::unique_ptr<S3Sink>> create(const S3Location& location, const S3Credentials& credentials,
+  static base::Result<std::unique_ptr<S3Sink>> create(const S3Location& location, const S3Credentials& credentials,
                                                      std::string key, S3SinkOptions options = {});
   ~S3Sink() override;
   S3Sink(const S3Sink&) = delete;
   S3Sink& operator=(const S3Sink&) = delete;
 
-  cli::Status write(std::string_view data) override;
-  cli::Status commit() override;
+  base::Status write(std::string_view data) override;
+  base::Status commit() override;
   void abort() noexcept override;
-  void written_sha256(const Digest& d) override { told_sha256_ = d; }
+  void written_sha256(const base::Digest& d) override { told_sha256_ = d; }
 
   const std::string& key() const { return key_; }
   std::string uri() const { return client_->uri(key_); }
@@ -76,10 +76,10 @@ class S3Sink final : public Sink {
 
  private:
   S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions options);
-  cli::Status flush_part();
-  cli::Status settle();  // waits for the part in flight and records its ETag
-  cli::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
-  cli::Status fail(cli::Error e);
+  base::Status flush_part();
+  base::Status settle();  // waits for the part in flight and records its ETag
+  base::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
+  base::Status fail(base::Error e);
 
   std::unique_ptr<S3Client> client_;
   std::string key_;
@@ -93,17 +93,17 @@ class S3Sink final : public Sink {
   std::thread uploader_;
   std::string flight_data_;
   int flight_number_ = 0;
-  Md5Digest flight_md5_{};
+  base::Md5Digest flight_md5_{};
   std::string flight_sha256_;
-  std::optional<cli::Result<std::string>> flight_etag_;
+  std::optional<base::Result<std::string>> flight_etag_;
   // The filling part's MD5 and (when signed) SHA-256, hashed as bytes
   // arrive: the receiving thread does it, not the uploading one, which is
   // the longer of the two.
-  Md5 part_md5_;
-  Sha256 part_sha_;
-  std::vector<Md5Digest> part_md5s_;
-  std::optional<Digest> told_sha256_;
-  Md5 whole_md5_;
+  base::Md5 part_md5_;
+  base::Sha256 part_sha_;
+  std::vector<base::Md5Digest> part_md5s_;
+  std::optional<base::Digest> told_sha256_;
+  base::Md5 whole_md5_;
   std::uint64_t bytes_ = 0;
   bool object_written_ = false;  // something is stored under the key by us
   bool done_ = false;

@@ -15,31 +15,31 @@ namespace backup {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
 // Remembers whether the destinations failed, so that a destination's error
 // ends the backup while a member's error moves on to the next member.
-class WatchedSink final : public Sink {
+class WatchedSink final : public base::Sink {
  public:
-  WatchedSink(Sink& next, const std::function<bool()>& cancelled) : next_(next), cancelled_(cancelled) {}
-  cli::Status write(std::string_view data) override {
+  WatchedSink(base::Sink& next, const std::function<bool()>& cancelled) : next_(next), cancelled_(cancelled) {}
+  base::Status write(std::string_view data) override {
     if (cancelled_ && cancelled_()) {
       failed_ = true;
-      return cli::make_error(ErrorKind::Interrupted, "backup stopped before it was complete; nothing was kept");
+      return base::make_error(ErrorKind::Interrupted, "backup stopped before it was complete; nothing was kept");
     }
     return note(next_.write(data));
   }
-  cli::Status commit() override { return note(next_.commit()); }
-  void written_sha256(const Digest& d) override { next_.written_sha256(d); }
+  base::Status commit() override { return note(next_.commit()); }
+  void written_sha256(const base::Digest& d) override { next_.written_sha256(d); }
   void abort() noexcept override { next_.abort(); }
   bool failed() const { return failed_; }
 
  private:
-  cli::Status note(cli::Status s) {
+  base::Status note(base::Status s) {
     if (!s) failed_ = true;
     return s;
   }
-  Sink& next_;
+  base::Sink& next_;
   const std::function<bool()>& cancelled_;
   bool failed_ = false;
 };
@@ -53,7 +53,7 @@ std::string trim(std::string s) {
 
 // E9 for the local artefact: an existing file is replaced only when its
 // .uid companion names the same cluster.
-cli::Status check_file_owner(const std::string& path, const std::string& uid) {
+base::Status check_file_owner(const std::string& path, const std::string& uid) {
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) return {};
   std::ifstream f(op::snapshot_uid_file(path));
@@ -63,11 +63,11 @@ cli::Status check_file_owner(const std::string& path, const std::string& uid) {
   if (have == uid) return {};
   std::string whose = have.empty() ? "no " + op::snapshot_uid_file(path) + " names its cluster"
                                    : "it belongs to cluster UID \"" + have + "\"";
-  return cli::make_error(ErrorKind::Refused, "exists and was not written for this cluster (" + whose + ")",
+  return base::make_error(ErrorKind::Refused, "exists and was not written for this cluster (" + whose + ")",
                          "file \"" + path + "\"", "move it away or choose another --backup-dir");
 }
 
-cli::Status write_uid_file(const std::string& path, const std::string& uid) {
+base::Status write_uid_file(const std::string& path, const std::string& uid) {
   auto f = FileSink::create(op::snapshot_uid_file(path));
   if (!f) return std::move(f).error();
   if (auto s = (*f)->write(uid); !s) return s;
@@ -81,13 +81,13 @@ struct Candidate {
 
 }  // namespace
 
-cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& req) {
+base::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& req) {
   std::string object = "etcdcluster \"" + req.ns + "/" + req.cluster + "\"";
   if (req.dir.empty() && !req.s3) {
-    return cli::make_error(ErrorKind::Usage, "no backup destination", object, "give a backup directory or S3");
+    return base::make_error(ErrorKind::Usage, "no backup destination", object, "give a backup directory or S3");
   }
-  if (req.endpoints.empty()) return cli::make_error(ErrorKind::Usage, "no etcd endpoint to back up from", object);
-  if (req.cluster_uid.empty()) return cli::make_error(ErrorKind::Usage, "no cluster UID to mark the backup", object);
+  if (req.endpoints.empty()) return base::make_error(ErrorKind::Usage, "no etcd endpoint to back up from", object);
+  if (req.cluster_uid.empty()) return base::make_error(ErrorKind::Usage, "no cluster UID to mark the backup", object);
 
   // Destinations first: a wrong one fails before etcd is read at all.
   const std::string file_name = op::migration_snapshot_file(req.ns, req.cluster);
@@ -95,7 +95,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
   if (!req.dir.empty()) {
     struct stat st{};
     if (::stat(req.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return cli::make_error(ErrorKind::Usage, "is not a directory", "backup directory \"" + req.dir + "\"",
+      return base::make_error(ErrorKind::Usage, "is not a directory", "backup directory \"" + req.dir + "\"",
                              "create it first");
     }
     path = req.dir + (req.dir.back() == '/' ? "" : "/") + file_name;
@@ -122,10 +122,10 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
   if (candidates.empty()) {
     std::string why;
     for (const auto& p : out.passed_over) why += (why.empty() ? "" : "; ") + p;
-    return cli::make_error(ErrorKind::CannotConnect, "no healthy member to take the snapshot from: " + why, object);
+    return base::make_error(ErrorKind::CannotConnect, "no healthy member to take the snapshot from: " + why, object);
   }
 
-  cli::Error last;
+  base::Error last;
   bool uid_written = false;
   for (auto& cand : candidates) {
     // A follower may lag behind the leader. A linearizable read on it first
@@ -143,7 +143,7 @@ cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Stream
     cand.status.header.revision = std::max(cand.status.header.revision, read->header.revision);
     std::unique_ptr<S3Sink> s3;
     std::unique_ptr<FileSink> file;
-    std::vector<Sink*> sinks;
+    std::vector<base::Sink*> sinks;
     if (req.s3) {
       S3SinkOptions o;
       o.metadata = {{std::string(op::kSnapshotMetaUid), req.cluster_uid},

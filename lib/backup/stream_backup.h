@@ -23,7 +23,7 @@
 #include "backup/s3_config.h"
 #include "backup/s3_request.h"
 #include "backup/s3_sink.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "etcd/client.h"
 
 namespace backup {
@@ -65,6 +65,6 @@ struct StreamBackupResult {
   std::vector<std::string> passed_over;   // "endpoint: why" of members not used
 };
 
-cli::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& request);
+base::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& request);
 
 }  // namespace backup

@@ -86,10 +86,10 @@ std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv, 
         if (auto guess = closest(extras.front(), names)) message += " (did you mean \"" + *guess + "\"?)";
       }
     }
-    Error err = make_error(ErrorKind::Usage, message, {},
+    base::Error err = base::make_error(base::ErrorKind::Usage, message, {},
                            "run '" + where->get_name() + " --help' for usage");
     diag.error(err);
-    return exit_code(ErrorKind::Usage);
+    return base::exit_code(base::ErrorKind::Usage);
   }
   return std::nullopt;
 }

@@ -22,14 +22,14 @@ void add_output_flag(CLI::App& sub, std::string& value, bool accept_text) {
       ->default_str("table");
 }
 
-int print_result(Program& program, const nlohmann::ordered_json& doc, const View& view,
+int print_result(Program& program, const nlohmann::ordered_json& doc, const output::View& view,
                  const std::string& format, bool accept_text) {
-  auto f = parse_format(format, accept_text);
+  auto f = output::parse_format(format, accept_text);
   if (!f) {
     program.diag->error(f.error());
-    return exit_code(f.error().kind);
+    return base::exit_code(f.error().kind);
   }
-  *program.out << render(doc, view, *f);
+  *program.out << output::render(doc, view, *f);
   program.out->flush();
   return 0;
 }

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/diag.h"
-#include "cli/format.h"
-#include "cli/render.h"
+#include "output/format.h"
+#include "output/render.h"
 
 namespace cli {
 
@@ -46,7 +46,7 @@ void register_commands(CLI::App& app, std::span<const CommandSpec> commands, Act
 void add_output_flag(CLI::App& sub, std::string& value, bool accept_text = false);
 
 // Renders a result to the program's stdout; returns 0.
-int print_result(Program& program, const nlohmann::ordered_json& doc, const View& view,
+int print_result(Program& program, const nlohmann::ordered_json& doc, const output::View& view,
                  const std::string& format, bool accept_text = false);
 
 // The shared `version` subcommand.

@@ -16,7 +16,7 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-Result<std::vector<Candidate>> contexts(const CompletionScope& scope, const std::string& prefix) {
+base::Result<std::vector<Candidate>> contexts(const CompletionScope& scope, const std::string& prefix) {
   std::vector<std::string> paths;
   bool skip_missing = true;
   if (!scope.kubeconfig.empty()) {
@@ -39,7 +39,7 @@ Result<std::vector<Candidate>> contexts(const CompletionScope& scope, const std:
 
 }  // namespace
 
-Result<std::vector<Candidate>> lookup_values(ValueKind kind, const CompletionScope& scope, const std::string& prefix) {
+base::Result<std::vector<Candidate>> lookup_values(ValueKind kind, const CompletionScope& scope, const std::string& prefix) {
   if (kind == ValueKind::Context) return contexts(scope, prefix);
 
   const kube::Resource* resource = nullptr;
@@ -62,7 +62,7 @@ Result<std::vector<Candidate>> lookup_values(ValueKind kind, const CompletionSco
 
   // A completion must not hang the shell: a short budget, no retries worth
   // waiting for, and nothing on stderr.
-  KubeFlags flags;
+  kube::ConnectOptions flags;
   flags.kubeconfig = scope.kubeconfig;
   flags.context = scope.context;
   flags.ns = scope.ns;

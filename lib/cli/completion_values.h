@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "cli/completion.h"
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace cli {
 
 // The names of `kind` in the scope's kubeconfig/context/namespace that start
 // with `prefix`; an error when the kubeconfig or the apiserver fails (the
 // shell then just offers nothing).
-Result<std::vector<Candidate>> lookup_values(ValueKind kind, const CompletionScope& scope, const std::string& prefix);
+base::Result<std::vector<Candidate>> lookup_values(ValueKind kind, const CompletionScope& scope, const std::string& prefix);
 
 }  // namespace cli

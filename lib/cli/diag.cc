@@ -19,9 +19,9 @@ Diag Diag::for_stderr(bool quiet) { return Diag(std::cerr, stderr_wants_color(),
 void Diag::line(const char* prefix, const char* color_code, std::string_view text) {
   std::lock_guard<std::mutex> lock(mu_);
   if (color_) {
-    out_ << "\033[" << color_code << "m" << prefix << "\033[0m " << fold_line(text) << '\n';
+    out_ << "\033[" << color_code << "m" << prefix << "\033[0m " << base::fold_line(text) << '\n';
   } else {
-    out_ << prefix << ' ' << fold_line(text) << '\n';
+    out_ << prefix << ' ' << base::fold_line(text) << '\n';
   }
   out_.flush();
 }
@@ -34,7 +34,7 @@ void Diag::note(std::string_view text) {
 void Diag::verbose(std::string_view text) {
   if (verbosity_ <= 0) return;
   std::lock_guard<std::mutex> lock(mu_);
-  out_ << fold_line(text) << '\n';
+  out_ << base::fold_line(text) << '\n';
   out_.flush();
 }
 

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string_view>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 namespace cli {
 
@@ -21,7 +21,7 @@ class Diag {
   static bool stderr_wants_color();
 
   void error(std::string_view text);
-  void error(const Error& e) { error(e.one_line()); }
+  void error(const base::Error& e) { error(e.one_line()); }
   void warning(std::string_view text);
   void note(std::string_view text);  // suppressed by -q
   void verbose(std::string_view text);  // only when verbosity > 0; unprefixed debug lines

@@ -23,9 +23,9 @@ void add_hidden_commands(CLI::App& app, Action& action, Program& program) {
         std::ofstream out(*dir + "/" + page.file, std::ios::binary | std::ios::trunc);
         out << page.text;
         if (!out.flush()) {
-          program.diag->error(make_error(ErrorKind::Failed, "cannot write " + *dir + "/" + page.file, {},
+          program.diag->error(base::make_error(base::ErrorKind::Failed, "cannot write " + *dir + "/" + page.file, {},
                                          "check that the directory exists and is writable"));
-          return exit_code(ErrorKind::Failed);
+          return base::exit_code(base::ErrorKind::Failed);
         }
       }
       return 0;
@@ -40,9 +40,9 @@ void add_hidden_commands(CLI::App& app, Action& action, Program& program) {
     action = [&program, shell] {
       auto text = completion_script(*shell, program.binary);
       if (!text) {
-        program.diag->error(make_error(ErrorKind::Usage, "no completion script for \"" + *shell + "\"", {},
+        program.diag->error(base::make_error(base::ErrorKind::Usage, "no completion script for \"" + *shell + "\"", {},
                                        "use bash, zsh or fish (kubectl for a kubectl plugin)"));
-        return exit_code(ErrorKind::Usage);
+        return base::exit_code(base::ErrorKind::Usage);
       }
       *program.out << *text;
       program.out->flush();

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 namespace cli {
 
@@ -12,7 +12,7 @@ void Progress::update(const std::string& text, Clock::time_point now) {
   if (quiet_) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_) {
-    out_ << "\r\033[K" << fold_line(text);
+    out_ << "\r\033[K" << base::fold_line(text);
     out_.flush();
     dirty_ = true;
     return;
@@ -20,7 +20,7 @@ void Progress::update(const std::string& text, Clock::time_point now) {
   if (printed_once_ && now - last_plain_ < plain_interval_) return;
   printed_once_ = true;
   last_plain_ = now;
-  out_ << fold_line(text) << '\n';
+  out_ << base::fold_line(text) << '\n';
   out_.flush();
 }
 
@@ -29,7 +29,7 @@ void Progress::line(const std::string& text) {
   std::lock_guard<std::mutex> lock(mu_);
   if (terminal_ && dirty_) out_ << "\r\033[K";
   dirty_ = false;
-  out_ << fold_line(text) << '\n';
+  out_ << base::fold_line(text) << '\n';
   out_.flush();
 }
 

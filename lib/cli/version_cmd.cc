@@ -10,8 +10,8 @@ nlohmann::ordered_json version_document(const std::string& program) {
 
 std::string version_line(const std::string& program) { return program + " version " + kVersion; }
 
-View version_view() {
-  View v;
+output::View version_view() {
+  output::View v;
   v.text = [](const nlohmann::ordered_json& doc) {
     return version_line(doc.at("program").get<std::string>()) + "\n";
   };

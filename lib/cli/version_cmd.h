@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/render.h"
+#include "output/render.h"
 
 namespace cli {
 
 nlohmann::ordered_json version_document(const std::string& program);
 // Table form: "<program> version <version>", the line --version prints too.
-View version_view();
+output::View version_view();
 std::string version_line(const std::string& program);
 
 }  // namespace cli

@@ -28,10 +28,10 @@ bool matches(const std::string& pattern, const std::string& host) {
 
 }  // namespace
 
-cli::Result<std::vector<std::string>> certificate_dns_names(const std::string& pem, const std::string& what) {
+base::Result<std::vector<std::string>> certificate_dns_names(const std::string& pem, const std::string& what) {
   std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
   std::unique_ptr<X509, decltype(&X509_free)> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free);
-  if (!cert) return cli::make_error(cli::ErrorKind::Usage, "is not a PEM certificate", what);
+  if (!cert) return base::make_error(base::ErrorKind::Usage, "is not a PEM certificate", what);
   std::vector<std::string> out;
   auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert.get(), NID_subject_alt_name, nullptr, nullptr));
   if (sans == nullptr) return out;

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace etcd {
 
 // The DNS subjectAltNames of the first certificate in `pem` (the leaf of a
 // bundle). `what` names the PEM's origin in errors (never the PEM).
-cli::Result<std::vector<std::string>> certificate_dns_names(const std::string& pem, const std::string& what);
+base::Result<std::vector<std::string>> certificate_dns_names(const std::string& pem, const std::string& what);
 
 // Whether one of `names` matches `host` as TLS clients match: equal ignoring
 // case, or a wildcard "*.rest" standing for exactly one leftmost label.

@@ -69,7 +69,7 @@ struct Conn {
   std::unique_ptr<pb::Auth::Stub> auth;
 };
 
-bool retry_elsewhere(const cli::Error& e, bool idempotent) {
+bool retry_elsewhere(const base::Error& e, bool idempotent) {
   if (e.reason == reason::kUnavailable || e.reason == reason::kLearnerNotSupported) return true;
   // A timed-out write may still apply; only reads move on.
   return idempotent && e.reason == reason::kDeadlineExceeded;
@@ -97,7 +97,7 @@ struct Client::Impl {
   // One attempt budget of a cluster call: connecting plus answering.
   Deadline attempt_deadline() const { return Clock::now() + cfg.dial_timeout + cfg.call_timeout; }
 
-  cli::Result<std::shared_ptr<Conn>> conn(const std::string& url) {
+  base::Result<std::shared_ptr<Conn>> conn(const std::string& url) {
     auto ep = parse_endpoint(url, default_tls);
     if (!ep) return std::move(ep).error();
     {
@@ -116,7 +116,7 @@ struct Client::Impl {
     if (auto it = conns.find(url); it != conns.end()) return it->second;
     // Not auth_mu: logging in dials, and holds auth_mu while doing so.
     if (!ep->secure && has_credentials.load()) {
-      auto e = cli::make_error(cli::ErrorKind::Refused, "refusing to send credentials over plaintext",
+      auto e = base::make_error(base::ErrorKind::Refused, "refusing to send credentials over plaintext",
                                endpoint_object(url), "use an https endpoint with the cluster's CA");
       e.reason = "PlaintextCredentials";
       return e;
@@ -162,7 +162,7 @@ struct Client::Impl {
   // One call on one connection with the token; authenticates again once when
   // etcd calls the token invalid (it expired, or the member restarted).
   template <class Resp, class F>
-  cli::Result<Resp> once(Conn& c, const std::string& endpoint, const char* call, Deadline d, F&& f,
+  base::Result<Resp> once(Conn& c, const std::string& endpoint, const char* call, Deadline d, F&& f,
                          bool with_token = true) {
     for (int attempt = 0;; ++attempt) {
       grpc::ClientContext ctx;
@@ -185,19 +185,19 @@ struct Client::Impl {
   // Runs fn on the endpoints of the config, starting with the last that
   // worked, until one answers or fails in a way another member would not fix.
   template <class T, class F>
-  cli::Result<T> any(const char* call, bool idempotent, F&& fn) {
+  base::Result<T> any(const char* call, bool idempotent, F&& fn) {
     const auto& eps = cfg.endpoints;
     std::size_t start;
     {
       std::lock_guard lock(mu);
       start = preferred;
     }
-    std::vector<cli::Error> failures;
+    std::vector<base::Error> failures;
     for (std::size_t k = 0; k < eps.size(); ++k) {
       std::size_t i = (start + k) % eps.size();
       auto c = conn(eps[i]);
       if (!c) return std::move(c).error();
-      cli::Result<T> r = fn(**c, eps[i], attempt_deadline());
+      base::Result<T> r = fn(**c, eps[i], attempt_deadline());
       if (r) {
         std::lock_guard lock(mu);
         preferred = i;
@@ -207,9 +207,9 @@ struct Client::Impl {
       failures.push_back(std::move(r).error());
     }
     bool all_unreachable = true;
-    for (const auto& f : failures) all_unreachable = all_unreachable && f.kind != cli::ErrorKind::Failed;
+    for (const auto& f : failures) all_unreachable = all_unreachable && f.kind != base::ErrorKind::Failed;
     if (!all_unreachable || failures.size() == 1) return failures.back();
-    auto e = cli::make_error(cli::ErrorKind::CannotConnect, std::string(call) + ": no etcd endpoint answered", {},
+    auto e = base::make_error(base::ErrorKind::CannotConnect, std::string(call) + ": no etcd endpoint answered", {},
                              "check that the members run and the endpoints, CA and server name are right");
     e.reason = failures.back().reason;
     e.status = failures.back().status;
@@ -219,7 +219,7 @@ struct Client::Impl {
 
   // Unary cluster call: any endpoint, with the token.
   template <class Resp, class F>
-  cli::Result<Resp> any_unary(const char* call, bool idempotent, F&& f) {
+  base::Result<Resp> any_unary(const char* call, bool idempotent, F&& f) {
     if (auto t = ensure_token(); !t) return std::move(t).error();
     return any<Resp>(call, idempotent, [&](Conn& c, const std::string& ep, Deadline d) {
       return once<Resp>(c, ep, call, d, f);
@@ -228,14 +228,14 @@ struct Client::Impl {
 
   // Unary per-member call: exactly that endpoint.
   template <class Resp, class F>
-  cli::Result<Resp> on(const std::string& endpoint, const char* call, std::optional<Deadline> d, F&& f) {
+  base::Result<Resp> on(const std::string& endpoint, const char* call, std::optional<Deadline> d, F&& f) {
     auto c = conn(endpoint);
     if (!c) return std::move(c).error();
     if (auto t = ensure_token(); !t) return std::move(t).error();
     return once<Resp>(**c, endpoint, call, d.value_or(Clock::now() + cfg.call_timeout), f);
   }
 
-  cli::Result<std::string> authenticate_raw(const std::string& u, const std::string& p) {
+  base::Result<std::string> authenticate_raw(const std::string& u, const std::string& p) {
     pb::AuthenticateRequest req;
     req.set_name(u);
     req.set_password(p);
@@ -256,7 +256,7 @@ struct Client::Impl {
   }
 
   // Caller holds auth_mu.
-  cli::Status login_locked() {
+  base::Status login_locked() {
     auto t = authenticate_raw(user, password);
     if (!t) {
       if (t.error().reason == reason::kAuthNotEnabled) {
@@ -270,14 +270,14 @@ struct Client::Impl {
     return {};
   }
 
-  cli::Status ensure_token() {
+  base::Status ensure_token() {
     std::lock_guard lock(auth_mu);
     if (user.empty() || !token.empty() || auth_off) return {};
     return login_locked();
   }
 
   // Answers true when a fresh token is there to retry with.
-  cli::Result<bool> refresh_token(const std::string& stale) {
+  base::Result<bool> refresh_token(const std::string& stale) {
     std::lock_guard lock(auth_mu);
     if (user.empty()) return false;
     if (token != stale && !token.empty()) return true;  // another thread already did
@@ -309,11 +309,11 @@ void quiet_grpc_logs() {
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
-cli::Result<std::unique_ptr<Client>> Client::create(Config config) {
+base::Result<std::unique_ptr<Client>> Client::create(Config config) {
   quiet_grpc_logs();
   auto impl = std::make_unique<Impl>();
   if (config.endpoints.empty()) {
-    return cli::make_error(cli::ErrorKind::Usage, "no etcd endpoint given", {}, "give at least one client URL");
+    return base::make_error(base::ErrorKind::Usage, "no etcd endpoint given", {}, "give at least one client URL");
   }
   impl->default_tls = tls_requested(config.tls);
   bool any_secure = false;
@@ -322,7 +322,7 @@ cli::Result<std::unique_ptr<Client>> Client::create(Config config) {
     if (!ep) return std::move(ep).error();
     any_secure = any_secure || ep->secure;
     if (!ep->secure && !config.user.empty()) {
-      auto e = cli::make_error(cli::ErrorKind::Refused, "refusing to send credentials over plaintext",
+      auto e = base::make_error(base::ErrorKind::Refused, "refusing to send credentials over plaintext",
                                endpoint_object(url), "use https endpoints with the cluster's CA");
       e.reason = "PlaintextCredentials";
       return e;
@@ -348,7 +348,7 @@ Deadline Client::default_deadline() const { return Clock::now() + impl_->cfg.cal
 
 // ---- membership
 
-cli::Result<MemberList> Client::member_list(bool linearizable) {
+base::Result<MemberList> Client::member_list(bool linearizable) {
   if (auto t = impl_->ensure_token(); !t) return std::move(t).error();
   pb::MemberListRequest req;
   req.set_linearizable(linearizable);
@@ -361,7 +361,7 @@ cli::Result<MemberList> Client::member_list(bool linearizable) {
                                               [&](Conn& cc, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
                                                 return cc.kv->Range(ctx, barrier, resp);
                                               });
-      if (!b) return cli::Result<pb::MemberListResponse>(std::move(b).error());
+      if (!b) return base::Result<pb::MemberListResponse>(std::move(b).error());
     }
     return impl_->once<pb::MemberListResponse>(c, ep, "MemberList", d,
                                                [&](Conn& cc, grpc::ClientContext* ctx, pb::MemberListResponse* resp) {
@@ -372,7 +372,7 @@ cli::Result<MemberList> Client::member_list(bool linearizable) {
   return MemberList{to_header(r->header()), to_members(r->members())};
 }
 
-cli::Result<MemberAddResult> Client::member_add(const std::vector<std::string>& peer_urls, bool as_learner) {
+base::Result<MemberAddResult> Client::member_add(const std::vector<std::string>& peer_urls, bool as_learner) {
   pb::MemberAddRequest req;
   for (const auto& u : peer_urls) req.add_peerurls(u);
   req.set_islearner(as_learner);
@@ -391,13 +391,13 @@ cli::Result<MemberAddResult> Client::member_add(const std::vector<std::string>& 
 }
 
 namespace {
-cli::Error on_member(cli::Error e, std::uint64_t id) {
+base::Error on_member(base::Error e, std::uint64_t id) {
   e.object = member_object({}, id);
   return e;
 }
 }  // namespace
 
-cli::Result<std::vector<Member>> Client::member_remove(std::uint64_t id) {
+base::Result<std::vector<Member>> Client::member_remove(std::uint64_t id) {
   pb::MemberRemoveRequest req;
   req.set_id(id);
   auto r = impl_->any_unary<pb::MemberRemoveResponse>(
@@ -408,7 +408,7 @@ cli::Result<std::vector<Member>> Client::member_remove(std::uint64_t id) {
   return to_members(r->members());
 }
 
-cli::Result<std::vector<Member>> Client::member_update(std::uint64_t id, const std::vector<std::string>& peer_urls) {
+base::Result<std::vector<Member>> Client::member_update(std::uint64_t id, const std::vector<std::string>& peer_urls) {
   pb::MemberUpdateRequest req;
   req.set_id(id);
   for (const auto& u : peer_urls) req.add_peerurls(u);
@@ -420,7 +420,7 @@ cli::Result<std::vector<Member>> Client::member_update(std::uint64_t id, const s
   return to_members(r->members());
 }
 
-cli::Result<std::vector<Member>> Client::member_promote(std::uint64_t id) {
+base::Result<std::vector<Member>> Client::member_promote(std::uint64_t id) {
   pb::MemberPromoteRequest req;
   req.set_id(id);
   auto r = impl_->any_unary<pb::MemberPromoteResponse>(
@@ -433,7 +433,7 @@ cli::Result<std::vector<Member>> Client::member_promote(std::uint64_t id) {
 
 // ---- alarms
 
-cli::Result<std::vector<Alarm>> Client::alarm_list() {
+base::Result<std::vector<Alarm>> Client::alarm_list() {
   pb::AlarmRequest req;
   req.set_action(pb::AlarmRequest::GET);
   auto r = impl_->any_unary<pb::AlarmResponse>("AlarmList", true,
@@ -444,7 +444,7 @@ cli::Result<std::vector<Alarm>> Client::alarm_list() {
   return to_alarms(r->alarms());
 }
 
-cli::Result<std::vector<Alarm>> Client::alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline) {
+base::Result<std::vector<Alarm>> Client::alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline) {
   pb::AlarmRequest req;
   req.set_action(pb::AlarmRequest::GET);
   auto r = impl_->on<pb::AlarmResponse>(endpoint, "AlarmList", deadline,
@@ -455,7 +455,7 @@ cli::Result<std::vector<Alarm>> Client::alarm_list_at(const std::string& endpoin
   return to_alarms(r->alarms());
 }
 
-cli::Result<std::vector<Alarm>> Client::alarm_disarm(const Alarm& alarm) {
+base::Result<std::vector<Alarm>> Client::alarm_disarm(const Alarm& alarm) {
   pb::AlarmRequest req;
   req.set_action(pb::AlarmRequest::DEACTIVATE);
   req.set_memberid(alarm.member_id);
@@ -470,7 +470,7 @@ cli::Result<std::vector<Alarm>> Client::alarm_disarm(const Alarm& alarm) {
   return to_alarms(r->alarms());
 }
 
-cli::Result<std::vector<Alarm>> Client::alarm_disarm_all() {
+base::Result<std::vector<Alarm>> Client::alarm_disarm_all() {
   auto list = alarm_list();
   if (!list) return list;
   std::vector<Alarm> done;
@@ -511,7 +511,7 @@ RangeResult to_range_result(const pb::RangeResponse& r) {
 
 }  // namespace
 
-cli::Result<RangeResult> Client::range(const std::string& key, const RangeOptions& o) {
+base::Result<RangeResult> Client::range(const std::string& key, const RangeOptions& o) {
   const pb::RangeRequest req = range_request(key, o);
   auto r = impl_->any_unary<pb::RangeResponse>("Range", true,
                                                [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
@@ -521,7 +521,7 @@ cli::Result<RangeResult> Client::range(const std::string& key, const RangeOption
   return to_range_result(*r);
 }
 
-cli::Result<RangeResult> Client::range_at(const std::string& endpoint, const std::string& key,
+base::Result<RangeResult> Client::range_at(const std::string& endpoint, const std::string& key,
                                           const RangeOptions& o, std::optional<Deadline> deadline) {
   const pb::RangeRequest req = range_request(key, o);
   auto r = impl_->on<pb::RangeResponse>(endpoint, "Range", deadline,
@@ -532,7 +532,7 @@ cli::Result<RangeResult> Client::range_at(const std::string& endpoint, const std
   return to_range_result(*r);
 }
 
-cli::Result<Header> Client::put(const std::string& key, const std::string& value) {
+base::Result<Header> Client::put(const std::string& key, const std::string& value) {
   pb::PutRequest req;
   req.set_key(key);
   req.set_value(value);
@@ -544,7 +544,7 @@ cli::Result<Header> Client::put(const std::string& key, const std::string& value
   return to_header(r->header());
 }
 
-cli::Result<std::int64_t> Client::delete_range(const std::string& key, const std::string& range_end) {
+base::Result<std::int64_t> Client::delete_range(const std::string& key, const std::string& range_end) {
   pb::DeleteRangeRequest req;
   req.set_key(key);
   req.set_range_end(range_end);
@@ -556,7 +556,7 @@ cli::Result<std::int64_t> Client::delete_range(const std::string& key, const std
   return r->deleted();
 }
 
-cli::Result<Header> Client::compact(std::int64_t revision, bool physical) {
+base::Result<Header> Client::compact(std::int64_t revision, bool physical) {
   pb::CompactionRequest req;
   req.set_revision(revision);
   req.set_physical(physical);
@@ -571,13 +571,13 @@ cli::Result<Header> Client::compact(std::int64_t revision, bool physical) {
 // ---- auth
 
 namespace {
-cli::Error on_user(cli::Error e, const std::string& name) {
+base::Error on_user(base::Error e, const std::string& name) {
   e.object = "user \"" + name + "\"";
   return e;
 }
 }  // namespace
 
-cli::Result<bool> Client::auth_status() {
+base::Result<bool> Client::auth_status() {
   pb::AuthStatusRequest req;
   auto r = impl_->any_unary<pb::AuthStatusResponse>(
       "AuthStatus", true, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthStatusResponse* resp) {
@@ -591,7 +591,7 @@ cli::Result<bool> Client::auth_status() {
   return r->enabled();
 }
 
-cli::Status Client::auth_enable() {
+base::Status Client::auth_enable() {
   pb::AuthEnableRequest req;
   auto r = impl_->any_unary<pb::AuthEnableResponse>(
       "AuthEnable", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthEnableResponse* resp) {
@@ -601,7 +601,7 @@ cli::Status Client::auth_enable() {
   return {};
 }
 
-cli::Status Client::auth_disable() {
+base::Status Client::auth_disable() {
   pb::AuthDisableRequest req;
   auto r = impl_->any_unary<pb::AuthDisableResponse>(
       "AuthDisable", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthDisableResponse* resp) {
@@ -614,11 +614,11 @@ cli::Status Client::auth_disable() {
   return {};
 }
 
-cli::Status Client::authenticate(const std::string& user, const std::string& password) {
+base::Status Client::authenticate(const std::string& user, const std::string& password) {
   for (const auto& url : impl_->cfg.endpoints) {
     auto ep = parse_endpoint(url, impl_->default_tls);
     if (ep && !ep->secure) {
-      auto e = cli::make_error(cli::ErrorKind::Refused, "refusing to send credentials over plaintext",
+      auto e = base::make_error(base::ErrorKind::Refused, "refusing to send credentials over plaintext",
                                endpoint_object(url), "use https endpoints with the cluster's CA");
       e.reason = "PlaintextCredentials";
       return e;
@@ -635,7 +635,7 @@ cli::Status Client::authenticate(const std::string& user, const std::string& pas
   return {};
 }
 
-cli::Status Client::user_add(const std::string& name, const std::optional<std::string>& password) {
+base::Status Client::user_add(const std::string& name, const std::optional<std::string>& password) {
   pb::AuthUserAddRequest req;
   req.set_name(name);
   if (password) {
@@ -651,7 +651,7 @@ cli::Status Client::user_add(const std::string& name, const std::optional<std::s
   return {};
 }
 
-cli::Result<std::vector<std::string>> Client::user_get(const std::string& name) {
+base::Result<std::vector<std::string>> Client::user_get(const std::string& name) {
   pb::AuthUserGetRequest req;
   req.set_name(name);
   auto r = impl_->any_unary<pb::AuthUserGetResponse>(
@@ -662,7 +662,7 @@ cli::Result<std::vector<std::string>> Client::user_get(const std::string& name) 
   return std::vector<std::string>(r->roles().begin(), r->roles().end());
 }
 
-cli::Status Client::user_delete(const std::string& name) {
+base::Status Client::user_delete(const std::string& name) {
   pb::AuthUserDeleteRequest req;
   req.set_name(name);
   auto r = impl_->any_unary<pb::AuthUserDeleteResponse>(
@@ -673,7 +673,7 @@ cli::Status Client::user_delete(const std::string& name) {
   return {};
 }
 
-cli::Status Client::user_change_password(const std::string& name, const std::string& password) {
+base::Status Client::user_change_password(const std::string& name, const std::string& password) {
   pb::AuthUserChangePasswordRequest req;
   req.set_name(name);
   req.set_password(password);
@@ -686,7 +686,7 @@ cli::Status Client::user_change_password(const std::string& name, const std::str
   return {};
 }
 
-cli::Status Client::user_grant_role(const std::string& user, const std::string& role) {
+base::Status Client::user_grant_role(const std::string& user, const std::string& role) {
   pb::AuthUserGrantRoleRequest req;
   req.set_user(user);
   req.set_role(role);
@@ -698,7 +698,7 @@ cli::Status Client::user_grant_role(const std::string& user, const std::string& 
   return {};
 }
 
-cli::Result<std::vector<Permission>> Client::role_get(const std::string& role) {
+base::Result<std::vector<Permission>> Client::role_get(const std::string& role) {
   pb::AuthRoleGetRequest req;
   req.set_role(role);
   auto r = impl_->any_unary<pb::AuthRoleGetResponse>(
@@ -717,7 +717,7 @@ cli::Result<std::vector<Permission>> Client::role_get(const std::string& role) {
 
 // ---- per member
 
-cli::Result<StatusInfo> Client::status(const std::string& endpoint, std::optional<Deadline> deadline) {
+base::Result<StatusInfo> Client::status(const std::string& endpoint, std::optional<Deadline> deadline) {
   pb::StatusRequest req;
   auto r = impl_->on<pb::StatusResponse>(endpoint, "Status", deadline,
                                          [&](Conn& c, grpc::ClientContext* ctx, pb::StatusResponse* resp) {
@@ -741,7 +741,7 @@ cli::Result<StatusInfo> Client::status(const std::string& endpoint, std::optiona
   return s;
 }
 
-cli::Result<Header> Client::defragment(const std::string& endpoint, std::optional<Deadline> deadline) {
+base::Result<Header> Client::defragment(const std::string& endpoint, std::optional<Deadline> deadline) {
   pb::DefragmentRequest req;
   auto r = impl_->on<pb::DefragmentResponse>(endpoint, "Defragment", deadline,
                                              [&](Conn& c, grpc::ClientContext* ctx, pb::DefragmentResponse* resp) {
@@ -751,7 +751,7 @@ cli::Result<Header> Client::defragment(const std::string& endpoint, std::optiona
   return to_header(r->header());
 }
 
-cli::Result<HashInfo> Client::hash(const std::string& endpoint, std::optional<Deadline> deadline) {
+base::Result<HashInfo> Client::hash(const std::string& endpoint, std::optional<Deadline> deadline) {
   pb::HashRequest req;
   auto r = impl_->on<pb::HashResponse>(endpoint, "Hash", deadline,
                                        [&](Conn& c, grpc::ClientContext* ctx, pb::HashResponse* resp) {
@@ -761,7 +761,7 @@ cli::Result<HashInfo> Client::hash(const std::string& endpoint, std::optional<De
   return HashInfo{to_header(r->header()), r->hash()};
 }
 
-cli::Result<HashKVInfo> Client::hash_kv(const std::string& endpoint, std::int64_t revision,
+base::Result<HashKVInfo> Client::hash_kv(const std::string& endpoint, std::int64_t revision,
                                         std::optional<Deadline> deadline) {
   pb::HashKVRequest req;
   req.set_revision(revision);
@@ -773,7 +773,7 @@ cli::Result<HashKVInfo> Client::hash_kv(const std::string& endpoint, std::int64_
   return HashKVInfo{to_header(r->header()), r->hash(), r->compact_revision(), r->hash_revision()};
 }
 
-cli::Result<Header> Client::move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
+base::Result<Header> Client::move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
                                         std::optional<Deadline> deadline) {
   pb::MoveLeaderRequest req;
   req.set_targetid(target_id);
@@ -789,7 +789,7 @@ cli::Result<Header> Client::move_leader(const std::string& leader_endpoint, std:
   return to_header(r->header());
 }
 
-cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::Sink& sink, SnapshotProgress progress,
+base::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, base::Sink& sink, SnapshotProgress progress,
                                            std::optional<Deadline> deadline, std::chrono::milliseconds stall_timeout) {
   auto c = impl_->conn(endpoint);
   if (!c) {
@@ -846,7 +846,7 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     std::optional<SnapshotReceiver> rx;  // made on the first message: a refused call writes nothing
     SnapshotInfo info;
     info.endpoint = endpoint;
-    cli::Status write_failed;
+    base::Status write_failed;
     while (reader->Read(&msg)) {
       if (stall_timeout.count() > 0) {
         std::lock_guard lock(wd_mu);
@@ -873,7 +873,7 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     if (!st.ok()) {
       auto e = from_status(st, "Snapshot", object);
       if (was_stalled) {
-        e = cli::make_error(cli::ErrorKind::Timeout,
+        e = base::make_error(base::ErrorKind::Timeout,
                             "the snapshot stream stalled: nothing arrived for " +
                                 std::to_string(stall_timeout.count()) + " ms",
                             object, "the member may be paused or overloaded; try another with --member");
@@ -892,7 +892,7 @@ cli::Result<SnapshotInfo> Client::snapshot(const std::string& endpoint, backup::
     }
     if (!rx) {
       sink.abort();
-      auto e = cli::make_error(cli::ErrorKind::Failed, "snapshot stream was empty", object);
+      auto e = base::make_error(base::ErrorKind::Failed, "snapshot stream was empty", object);
       e.reason = reason::kSnapshotCorrupt;
       return e;
     }

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "backup/sink.h"
-#include "cli/result.h"
+#include "base/sink.h"
+#include "base/result.h"
 #include "etcd/config.h"
 #include "etcd/fanout.h"
 #include "etcd/snapshot.h"
@@ -32,7 +32,7 @@ namespace etcd {
 class Client {
  public:
   // Checks the config and loads TLS material; dials nothing yet.
-  static cli::Result<std::unique_ptr<Client>> create(Config config);
+  static base::Result<std::unique_ptr<Client>> create(Config config);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -45,59 +45,59 @@ class Client {
   // linearizable: the answer reflects every committed change. etcd 3.4 has
   // no such option, so a linearizable Range on the same member goes first as
   // the barrier (decisions.md E20).
-  cli::Result<MemberList> member_list(bool linearizable = false);
-  cli::Result<MemberAddResult> member_add(const std::vector<std::string>& peer_urls, bool as_learner);
-  cli::Result<std::vector<Member>> member_remove(std::uint64_t id);
-  cli::Result<std::vector<Member>> member_update(std::uint64_t id, const std::vector<std::string>& peer_urls);
-  cli::Result<std::vector<Member>> member_promote(std::uint64_t id);
+  base::Result<MemberList> member_list(bool linearizable = false);
+  base::Result<MemberAddResult> member_add(const std::vector<std::string>& peer_urls, bool as_learner);
+  base::Result<std::vector<Member>> member_remove(std::uint64_t id);
+  base::Result<std::vector<Member>> member_update(std::uint64_t id, const std::vector<std::string>& peer_urls);
+  base::Result<std::vector<Member>> member_promote(std::uint64_t id);
 
   // Cluster: alarms. Disarm answers the alarms it deactivated.
-  cli::Result<std::vector<Alarm>> alarm_list();
-  cli::Result<std::vector<Alarm>> alarm_disarm(const Alarm& alarm);
+  base::Result<std::vector<Alarm>> alarm_list();
+  base::Result<std::vector<Alarm>> alarm_disarm(const Alarm& alarm);
   // The same list, asked of one member under a deadline (health fans it out).
-  cli::Result<std::vector<Alarm>> alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  base::Result<std::vector<Alarm>> alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline = {});
   // Lists, then deactivates each (the client-side convenience of admin.md 9.3).
-  cli::Result<std::vector<Alarm>> alarm_disarm_all();
+  base::Result<std::vector<Alarm>> alarm_disarm_all();
 
   // Cluster: KV.
-  cli::Result<RangeResult> range(const std::string& key, const RangeOptions& options = {});
+  base::Result<RangeResult> range(const std::string& key, const RangeOptions& options = {});
   // The same read on exactly one member under a deadline: a linearizable
   // Range there proves that member reaches the leader (health).
-  cli::Result<RangeResult> range_at(const std::string& endpoint, const std::string& key,
+  base::Result<RangeResult> range_at(const std::string& endpoint, const std::string& key,
                                     const RangeOptions& options = {}, std::optional<Deadline> deadline = {});
-  cli::Result<Header> put(const std::string& key, const std::string& value);
-  cli::Result<std::int64_t> delete_range(const std::string& key, const std::string& range_end = {});
-  cli::Result<Header> compact(std::int64_t revision, bool physical = false);
+  base::Result<Header> put(const std::string& key, const std::string& value);
+  base::Result<std::int64_t> delete_range(const std::string& key, const std::string& range_end = {});
+  base::Result<Header> compact(std::int64_t revision, bool physical = false);
 
   // Cluster: auth. AuthStatus needs etcd 3.5+ (3.4 answers reason "Unimplemented").
-  cli::Result<bool> auth_status();
-  cli::Status auth_enable();
-  cli::Status auth_disable();
+  base::Result<bool> auth_status();
+  base::Status auth_enable();
+  base::Status auth_disable();
   // Checks credentials and, on success, makes the client use them from now on.
-  cli::Status authenticate(const std::string& user, const std::string& password);
+  base::Status authenticate(const std::string& user, const std::string& password);
   // nullopt: a user without password (authenticates by certificate CN only).
-  cli::Status user_add(const std::string& name, const std::optional<std::string>& password);
-  cli::Result<std::vector<std::string>> user_get(const std::string& name);  // its roles
-  cli::Status user_delete(const std::string& name);
-  cli::Status user_change_password(const std::string& name, const std::string& password);
-  cli::Status user_grant_role(const std::string& user, const std::string& role);
-  cli::Result<std::vector<Permission>> role_get(const std::string& role);
+  base::Status user_add(const std::string& name, const std::optional<std::string>& password);
+  base::Result<std::vector<std::string>> user_get(const std::string& name);  // its roles
+  base::Status user_delete(const std::string& name);
+  base::Status user_change_password(const std::string& name, const std::string& password);
+  base::Status user_grant_role(const std::string& user, const std::string& role);
+  base::Result<std::vector<Permission>> role_get(const std::string& role);
 
   // Per member: `endpoint` is a client URL such as "https://10.0.0.4:2379".
   // Without a deadline: call_timeout from now.
-  cli::Result<StatusInfo> status(const std::string& endpoint, std::optional<Deadline> deadline = {});
-  cli::Result<Header> defragment(const std::string& endpoint, std::optional<Deadline> deadline = {});
-  cli::Result<HashInfo> hash(const std::string& endpoint, std::optional<Deadline> deadline = {});
-  cli::Result<HashKVInfo> hash_kv(const std::string& endpoint, std::int64_t revision,
+  base::Result<StatusInfo> status(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  base::Result<Header> defragment(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  base::Result<HashInfo> hash(const std::string& endpoint, std::optional<Deadline> deadline = {});
+  base::Result<HashKVInfo> hash_kv(const std::string& endpoint, std::int64_t revision,
                                   std::optional<Deadline> deadline = {});
   // Must go to the current leader's endpoint (admin.md 9.3).
-  cli::Result<Header> move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
+  base::Result<Header> move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
                                   std::optional<Deadline> deadline = {});
   // Streams the member's db to the sink, verified, then commits the sink.
   // Without a deadline the stream may take as long as it needs; a stall
   // timeout (0 = none) ends it when no message arrived for that long (a
   // paused member), as ErrorKind::Timeout.
-  cli::Result<SnapshotInfo> snapshot(const std::string& endpoint, backup::Sink& sink,
+  base::Result<SnapshotInfo> snapshot(const std::string& endpoint, base::Sink& sink,
                                      SnapshotProgress progress = {}, std::optional<Deadline> deadline = {},
                                      std::chrono::milliseconds stall_timeout = {});
 

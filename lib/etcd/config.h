@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace etcd {
 
@@ -50,7 +50,7 @@ struct Config {
   // dial instead. TLS still verifies the endpoint's server name. Called
   // once per endpoint and client, when its channel is first needed; an
   // error fails that call. Empty: dial the URL's host.
-  std::function<cli::Result<std::string>(const std::string& url)> dial;
+  std::function<base::Result<std::string>(const std::string& url)> dial;
 };
 
 }  // namespace etcd

@@ -4,9 +4,9 @@
 
 namespace etcd {
 
-cli::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) {
+base::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) {
   auto bad = [&](const std::string& why) {
-    return cli::make_error(cli::ErrorKind::Usage, "invalid etcd endpoint: " + why, "endpoint \"" + url + "\"",
+    return base::make_error(base::ErrorKind::Usage, "invalid etcd endpoint: " + why, "endpoint \"" + url + "\"",
                            "give a client URL such as https://10.0.0.4:2379");
   };
   Endpoint e;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace etcd {
 
@@ -16,7 +16,7 @@ struct Endpoint {
 
 // "https://h:2379" / "http://h:2379" / "h:2379" (secure when default_tls);
 // the port defaults to 2379; a path other than "/" is refused.
-cli::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls);
+base::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls);
 
 // The gRPC channel target for "host:port": an IP address literal goes
 // straight to the address ("ipv4:" / "ipv6:"), a name through "dns:///".

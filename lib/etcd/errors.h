@@ -1,4 +1,4 @@
-// Turns a failed gRPC call into a cli::Error. etcd's meaning is in the
+// Turns a failed gRPC call into a base::Error. etcd's meaning is in the
 // description, not the code (admin.md 9.1/9.2: the same error has different
 // codes across versions), so the table matches the description first.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/error.h"
+#include "base/error.h"
 
 namespace grpc {
 class Status;
@@ -14,7 +14,7 @@ class Status;
 
 namespace etcd {
 
-// Stable machine names put in cli::Error::reason.
+// Stable machine names put in base::Error::reason.
 namespace reason {
 inline constexpr const char* kLearnerNotReady = "LearnerNotReady";
 inline constexpr const char* kMemberNotLearner = "MemberNotLearner";
@@ -50,8 +50,8 @@ inline constexpr const char* kSnapshotCorrupt = "SnapshotCorrupt";
 
 // grpc_code is a grpc::StatusCode value; call names the RPC ("MemberPromote");
 // object is what it was about (a member, an endpoint).
-cli::Error map_error(int grpc_code, std::string_view description, std::string_view call, std::string object);
-cli::Error from_status(const grpc::Status& status, std::string_view call, std::string object);
+base::Error map_error(int grpc_code, std::string_view description, std::string_view call, std::string object);
+base::Error from_status(const grpc::Status& status, std::string_view call, std::string object);
 
 // The object text for a member: `member "name" (8e9e05c52164694d)`.
 std::string member_object(std::string_view name, std::uint64_t id);

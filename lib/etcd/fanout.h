@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace etcd {
 
@@ -20,7 +20,7 @@ using Deadline = std::chrono::system_clock::time_point;
 template <class T>
 struct MemberResult {
   std::string endpoint;
-  cli::Result<T> result;
+  base::Result<T> result;
 };
 
 // Calls fn(0..n-1) on n threads and waits for all of them.
@@ -28,7 +28,7 @@ void run_concurrently(std::size_t n, const std::function<void(std::size_t)>& fn)
 
 template <class T, class F>
 std::vector<MemberResult<T>> fan_out(const std::vector<std::string>& endpoints, Deadline deadline, F&& fn) {
-  std::vector<std::optional<cli::Result<T>>> slots(endpoints.size());
+  std::vector<std::optional<base::Result<T>>> slots(endpoints.size());
   run_concurrently(endpoints.size(), [&](std::size_t i) { slots[i].emplace(fn(endpoints[i], deadline)); });
   std::vector<MemberResult<T>> out;
   out.reserve(endpoints.size());

@@ -14,9 +14,9 @@ std::string format_member_id(std::uint64_t id) {
   return s;
 }
 
-cli::Result<std::uint64_t> parse_member_id(std::string_view text) {
+base::Result<std::uint64_t> parse_member_id(std::string_view text) {
   auto bad = [&](const std::string& why) {
-    return cli::make_error(cli::ErrorKind::Usage, "invalid member ID \"" + std::string(text) + "\": " + why, {},
+    return base::make_error(base::ErrorKind::Usage, "invalid member ID \"" + std::string(text) + "\": " + why, {},
                            "give 16 hex digits as printed (e.g. 8e9e05c52164694d) or the decimal ID");
   };
   std::string_view s = text;
@@ -38,11 +38,11 @@ cli::Result<std::uint64_t> parse_member_id(std::string_view text) {
   return v;
 }
 
-cli::Result<std::uint64_t> parse_hex_member_id(std::string_view text) {
+base::Result<std::uint64_t> parse_hex_member_id(std::string_view text) {
   std::string_view digits = text;
   if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits.remove_prefix(2);
   if (digits.size() > 16) {
-    return cli::make_error(cli::ErrorKind::Usage, "invalid member ID \"" + std::string(text) + "\": more than 16 hex digits",
+    return base::make_error(base::ErrorKind::Usage, "invalid member ID \"" + std::string(text) + "\": more than 16 hex digits",
                            {}, "give the ID in hex as `kubectl etcd member list` prints it");
   }
   return parse_member_id(text);

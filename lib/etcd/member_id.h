@@ -7,14 +7,14 @@
 #include <string>
 #include <string_view>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace etcd {
 
 std::string format_member_id(std::uint64_t id);
-cli::Result<std::uint64_t> parse_member_id(std::string_view text);
+base::Result<std::uint64_t> parse_member_id(std::string_view text);
 // Always hex (the Go plugin's `remove-member` argument): at most 16 digits,
 // "0x" accepted; never read as decimal.
-cli::Result<std::uint64_t> parse_hex_member_id(std::string_view text);
+base::Result<std::uint64_t> parse_hex_member_id(std::string_view text);
 
 }  // namespace etcd

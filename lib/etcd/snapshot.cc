@@ -10,21 +10,21 @@ namespace {
 constexpr std::size_t kTrailer = 32;
 }
 
-SnapshotReceiver::SnapshotReceiver(backup::Sink& sink, SnapshotProgress progress, std::string object)
+SnapshotReceiver::SnapshotReceiver(base::Sink& sink, SnapshotProgress progress, std::string object)
     : sink_(sink), progress_(std::move(progress)), object_(std::move(object)) {}
 
 SnapshotReceiver::~SnapshotReceiver() {
   if (!closed_) abort();
 }
 
-cli::Error SnapshotReceiver::corrupt(std::string message) {
-  auto e = cli::make_error(cli::ErrorKind::Failed, std::move(message), object_,
+base::Error SnapshotReceiver::corrupt(std::string message) {
+  auto e = base::make_error(base::ErrorKind::Failed, std::move(message), object_,
                            "take the snapshot again; nothing was saved");
   e.reason = reason::kSnapshotCorrupt;
   return e;
 }
 
-cli::Status SnapshotReceiver::add(std::string_view blob, std::uint64_t remaining_bytes) {
+base::Status SnapshotReceiver::add(std::string_view blob, std::uint64_t remaining_bytes) {
   ++messages_;
   last_remaining_ = remaining_bytes;
   if (blob.empty()) return {};
@@ -49,7 +49,7 @@ cli::Status SnapshotReceiver::add(std::string_view blob, std::uint64_t remaining
   return {};
 }
 
-cli::Status SnapshotReceiver::finish() {
+base::Status SnapshotReceiver::finish() {
   if (closed_) return corrupt("snapshot stream already closed");
   if (messages_ == 0 || bytes_ <= kTrailer) {
     abort();
@@ -65,10 +65,10 @@ cli::Status SnapshotReceiver::finish() {
     return corrupt("snapshot stream corrupt: its sha256 trailer does not match the data (" +
                    std::to_string(bytes_) + " bytes)");
   }
-  sha_hex_ = backup::to_hex(digest);
+  sha_hex_ = base::to_hex(digest);
   sha_.update(tail_);
   auto whole = sha_.finish();
-  stream_sha_hex_ = backup::to_hex(whole);
+  stream_sha_hex_ = base::to_hex(whole);
   closed_ = true;
   sink_.written_sha256(whole);
   return sink_.commit();

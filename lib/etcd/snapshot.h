@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
-#include "backup/sha256.h"
-#include "backup/sink.h"
-#include "cli/result.h"
+#include "base/sha256.h"
+#include "base/sink.h"
+#include "base/result.h"
 
 namespace etcd {
 
@@ -26,16 +26,16 @@ using SnapshotProgress = std::function<void(std::uint64_t done, std::uint64_t to
 
 class SnapshotReceiver {
  public:
-  SnapshotReceiver(backup::Sink& sink, SnapshotProgress progress, std::string object);
+  SnapshotReceiver(base::Sink& sink, SnapshotProgress progress, std::string object);
   ~SnapshotReceiver();
   SnapshotReceiver(const SnapshotReceiver&) = delete;
   SnapshotReceiver& operator=(const SnapshotReceiver&) = delete;
 
   // One stream message. A failed write aborts the sink.
-  cli::Status add(std::string_view blob, std::uint64_t remaining_bytes);
+  base::Status add(std::string_view blob, std::uint64_t remaining_bytes);
   // The stream ended cleanly: checks the trailer, then commits the sink; a
   // stream cut short or with a wrong trailer aborts it (no file is left).
-  cli::Status finish();
+  base::Status finish();
   // The stream failed: drop what the sink holds.
   void abort() noexcept;
 
@@ -46,12 +46,12 @@ class SnapshotReceiver {
   const std::string& stream_sha256_hex() const { return stream_sha_hex_; }
 
  private:
-  cli::Error corrupt(std::string message);
+  base::Error corrupt(std::string message);
 
-  backup::Sink& sink_;
+  base::Sink& sink_;
   SnapshotProgress progress_;
   std::string object_;
-  backup::Sha256 sha_;
+  base::Sha256 sha_;
   std::string tail_;  // the last (at most) 32 bytes, not hashed yet
   std::uint64_t bytes_ = 0;
   std::uint64_t last_remaining_ = 0;

@@ -15,13 +15,13 @@ namespace etcd {
 
 namespace {
 
-cli::Error tls_error(std::string message, std::string object, std::string hint = {}) {
-  auto e = cli::make_error(cli::ErrorKind::Usage, std::move(message), std::move(object), std::move(hint));
+base::Error tls_error(std::string message, std::string object, std::string hint = {}) {
+  auto e = base::make_error(base::ErrorKind::Usage, std::move(message), std::move(object), std::move(hint));
   e.reason = "InvalidTLS";
   return e;
 }
 
-cli::Result<std::string> read_file(const std::string& path, const char* what) {
+base::Result<std::string> read_file(const std::string& path, const char* what) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return tls_error(std::string("cannot read the ") + what, "file \"" + path + "\"");
   std::ostringstream ss;
@@ -63,11 +63,11 @@ bool tls_requested(const TlsConfig& c) {
          !c.cert_pem.empty() || !c.key_pem.empty() || !c.server_name.empty() || c.insecure_skip_verify;
 }
 
-cli::Result<TlsMaterial> load_tls(const TlsConfig& cfg) {
+base::Result<TlsMaterial> load_tls(const TlsConfig& cfg) {
   TlsMaterial m;
   m.server_name = cfg.server_name;
   m.insecure_skip_verify = cfg.insecure_skip_verify;
-  auto pick = [](const std::string& pem, const std::string& file, const char* what) -> cli::Result<std::string> {
+  auto pick = [](const std::string& pem, const std::string& file, const char* what) -> base::Result<std::string> {
     if (!pem.empty()) return pem;
     if (file.empty()) return std::string();
     return read_file(file, what);

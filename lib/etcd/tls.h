@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "etcd/config.h"
 
 namespace grpc {
@@ -28,7 +28,7 @@ struct TlsMaterial {
 // endpoints without a scheme are https.
 bool tls_requested(const TlsConfig& cfg);
 
-cli::Result<TlsMaterial> load_tls(const TlsConfig& cfg);
+base::Result<TlsMaterial> load_tls(const TlsConfig& cfg);
 std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const TlsMaterial& m);
 
 }  // namespace etcd

@@ -10,11 +10,11 @@ std::string data_message(std::string_view payload) {
   return m;
 }
 
-cli::Result<Delivery> Demux::take(std::string_view message) {
+base::Result<Delivery> Demux::take(std::string_view message) {
   if (message.empty()) return Delivery{kDataChannel, {}};
   auto channel = static_cast<std::uint8_t>(message[0]);
   if (channel > kErrorChannel) {
-    return cli::make_error(cli::ErrorKind::Failed,
+    return base::make_error(base::ErrorKind::Failed,
                            "port-forward protocol error: message on unknown channel " + std::to_string(channel));
   }
   message.remove_prefix(1);
@@ -25,7 +25,7 @@ cli::Result<Delivery> Demux::take(std::string_view message) {
     if (seen_[channel] == 2) {
       auto port = static_cast<std::uint16_t>(prefix_[channel][0] | (prefix_[channel][1] << 8));
       if (port != port_) {
-        return cli::make_error(cli::ErrorKind::Failed, "port-forward protocol error: channel " +
+        return base::make_error(base::ErrorKind::Failed, "port-forward protocol error: channel " +
                                                            std::to_string(channel) + " announced port " +
                                                            std::to_string(port) + ", not " + std::to_string(port_));
       }

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace kube::pf {
 
@@ -32,7 +32,7 @@ class Demux {
   explicit Demux(std::uint16_t port) : port_(port) {}
   // An error for a message on an unknown channel or a port prefix naming
   // another port.
-  cli::Result<Delivery> take(std::string_view message);
+  base::Result<Delivery> take(std::string_view message);
   // Both channels have announced their port: the forward is up.
   bool ready() const { return seen_[0] == 2 && seen_[1] == 2; }
 

@@ -1,5 +1,5 @@
 #include "kube/client.h"
-#include "kube/curl_error.h"
+#include "http/curl_error.h"
 
 #include <thread>
 
@@ -7,7 +7,7 @@ namespace kube {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 using nlohmann::json;
 
 std::string meta(const json& obj, const char* key) {
@@ -23,11 +23,11 @@ std::string ns_for(const Resource& r, std::string_view ns, const json& obj) {
   return meta(obj, "namespace");
 }
 
-cli::Result<json> parse_body(const HttpResponse& resp, const RequestContext& ctx) {
+base::Result<json> parse_body(const HttpResponse& resp, const RequestContext& ctx) {
   if (resp.body.empty()) return json::object();
   auto j = json::parse(resp.body, nullptr, false);
   if (j.is_discarded()) {
-    return cli::make_error(ErrorKind::Failed, "cannot " + describe_request(ctx) + ": the server's answer is not JSON");
+    return base::make_error(ErrorKind::Failed, "cannot " + describe_request(ctx) + ": the server's answer is not JSON");
   }
   return j;
 }
@@ -42,12 +42,12 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
         Call call{RequestContext{"get", Resource{}, "", "", ""}, req, true};
         // Discovery answers 404 as data ("not served"), so it bypasses send()'s
         // error mapping but keeps its retries.
-        cli::Result<HttpResponse> last = cli::make_error(ErrorKind::Failed, "no attempt");
+        base::Result<HttpResponse> last = base::make_error(ErrorKind::Failed, "no attempt");
         for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
           last = transport_->perform(call.http);
           AttemptOutcome out;
           if (!last) {
-            out.never_sent = last.error().reason == kReasonConnectFailed;
+            out.never_sent = last.error().reason == http::kReasonConnectFailed;
             out.transport_failed = !out.never_sent;
           } else {
             out.http_status = last->status;
@@ -66,13 +66,13 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
       }),
       rng_(std::random_device{}()) {}
 
-cli::Result<std::unique_ptr<Client>> Client::create(const RestConfig& config, ClientOptions options) {
+base::Result<std::unique_ptr<Client>> Client::create(const RestConfig& config, ClientOptions options) {
   auto t = Transport::create(config, options.transport);
   if (!t) return std::move(t).error();
   return std::unique_ptr<Client>(new Client(std::move(*t), std::move(options)));
 }
 
-cli::Error Client::refine_not_found(cli::Error e, const RequestContext& ctx) {
+base::Error Client::refine_not_found(base::Error e, const RequestContext& ctx) {
   if (e.reason != kReasonNotServed || ctx.resource.plural.empty()) return e;
   auto served = discovery_.served(ctx.resource);
   if (served.ok()) {
@@ -87,17 +87,17 @@ cli::Error Client::refine_not_found(cli::Error e, const RequestContext& ctx) {
   return e;
 }
 
-cli::Result<HttpResponse> Client::send(Call& call) {
+base::Result<HttpResponse> Client::send(Call& call) {
   bool refreshed = false;
   for (int attempt = 1;; ++attempt) {
     auto r = transport_->perform(call.http);
     AttemptOutcome out;
-    cli::Error failure;
+    base::Error failure;
     if (!r) {
       failure = std::move(r).error();
-      out.never_sent = failure.reason == kReasonConnectFailed;
-      out.transport_failed = !out.never_sent && failure.reason != kReasonTLS;
-      if (failure.reason == kReasonTLS) out.never_sent = false;
+      out.never_sent = failure.reason == http::kReasonConnectFailed;
+      out.transport_failed = !out.never_sent && failure.reason != http::kReasonTLS;
+      if (failure.reason == http::kReasonTLS) out.never_sent = false;
       if (failure.kind == ErrorKind::PermissionDenied) return failure;  // a credential plugin failed
       failure.message = "cannot " + describe_request(call.ctx) + ": " + failure.message;
     } else {
@@ -111,7 +111,7 @@ cli::Result<HttpResponse> Client::send(Call& call) {
       out.retry_after = r->retry_after;
       failure = refine_not_found(status_error(r->status, r->body, call.ctx), call.ctx);
     }
-    bool again = failure.reason != kReasonTLS && should_retry(call.idempotent, out);
+    bool again = failure.reason != http::kReasonTLS && should_retry(call.idempotent, out);
     if (!again || attempt >= options_.retry.max_attempts) return failure;
     std::chrono::milliseconds d;
     {
@@ -122,27 +122,27 @@ cli::Result<HttpResponse> Client::send(Call& call) {
   }
 }
 
-cli::Result<json> Client::send_json(Call& call) {
+base::Result<json> Client::send_json(Call& call) {
   auto r = send(call);
   if (!r) return std::move(r).error();
   return parse_body(*r, call.ctx);
 }
 
-cli::Result<json> Client::get(const Resource& r, std::string_view ns, std::string_view name, const GetOptions& o) {
+base::Result<json> Client::get(const Resource& r, std::string_view ns, std::string_view name, const GetOptions& o) {
   std::string n = r.namespaced ? std::string(ns) : std::string();
   Call call{{"get", r, n, std::string(name), o.subresource}, {}, true};
   call.http.path = r.path(n, name, o.subresource);
   return send_json(call);
 }
 
-cli::Result<json> Client::list(const Resource& r, std::string_view ns, const ListOptions& o) {
+base::Result<json> Client::list(const Resource& r, std::string_view ns, const ListOptions& o) {
   std::string n = r.namespaced ? std::string(ns) : std::string();
   Call call{{"list", r, n, "", ""}, {}, true};
   call.http.path = r.path(n) + build_query(list_params(o));
   return send_json(call);
 }
 
-cli::Result<json> Client::list_all(const Resource& r, std::string_view ns, const ListOptions& o) {
+base::Result<json> Client::list_all(const Resource& r, std::string_view ns, const ListOptions& o) {
   ListOptions page = o;
   json all;
   while (true) {
@@ -164,7 +164,7 @@ cli::Result<json> Client::list_all(const Resource& r, std::string_view ns, const
   return all;
 }
 
-cli::Result<json> Client::create(const Resource& r, std::string_view ns, const json& object, const WriteOptions& o) {
+base::Result<json> Client::create(const Resource& r, std::string_view ns, const json& object, const WriteOptions& o) {
   std::string n = ns_for(r, ns, object);
   // The name (when the object has one) makes errors name the object.
   Call call{{"create", r, n, meta(object, "name"), ""}, {}, false};
@@ -174,10 +174,10 @@ cli::Result<json> Client::create(const Resource& r, std::string_view ns, const j
   return send_json(call);
 }
 
-cli::Result<json> Client::replace(const Resource& r, std::string_view ns, const json& object, const ReplaceOptions& o) {
+base::Result<json> Client::replace(const Resource& r, std::string_view ns, const json& object, const ReplaceOptions& o) {
   std::string n = ns_for(r, ns, object);
   std::string name = meta(object, "name");
-  if (name.empty()) return cli::make_error(ErrorKind::Usage, "cannot update " + r.group_resource() + ": the object has no metadata.name");
+  if (name.empty()) return base::make_error(ErrorKind::Usage, "cannot update " + r.group_resource() + ": the object has no metadata.name");
   Call call{{"update", r, n, name, o.subresource}, {}, true};
   call.http.method = "PUT";
   call.http.path = r.path(n, name, o.subresource) + build_query(write_params({o.dry_run, o.field_manager}));
@@ -185,11 +185,11 @@ cli::Result<json> Client::replace(const Resource& r, std::string_view ns, const 
   return send_json(call);
 }
 
-cli::Result<json> Client::patch(const Resource& r, std::string_view ns, std::string_view name, PatchType type,
+base::Result<json> Client::patch(const Resource& r, std::string_view ns, std::string_view name, PatchType type,
                                 const json& patch, const PatchOptions& o) {
   std::string n = r.namespaced ? std::string(ns) : std::string();
   if (type == PatchType::Apply && o.field_manager.empty()) {
-    return cli::make_error(ErrorKind::Usage, "cannot apply " + r.group_resource() + ": a field manager is required");
+    return base::make_error(ErrorKind::Usage, "cannot apply " + r.group_resource() + ": a field manager is required");
   }
   bool idempotent = o.idempotent.value_or(type == PatchType::Merge || type == PatchType::Apply);
   Call call{{"patch", r, n, std::string(name), o.subresource}, {}, idempotent};
@@ -200,13 +200,13 @@ cli::Result<json> Client::patch(const Resource& r, std::string_view ns, std::str
   return send_json(call);
 }
 
-cli::Result<json> Client::apply(const Resource& r, std::string_view ns, const json& object, const PatchOptions& o) {
+base::Result<json> Client::apply(const Resource& r, std::string_view ns, const json& object, const PatchOptions& o) {
   std::string name = meta(object, "name");
-  if (name.empty()) return cli::make_error(ErrorKind::Usage, "cannot apply " + r.group_resource() + ": the object has no metadata.name");
+  if (name.empty()) return base::make_error(ErrorKind::Usage, "cannot apply " + r.group_resource() + ": the object has no metadata.name");
   return patch(r, ns_for(r, ns, object), name, PatchType::Apply, object, o);
 }
 
-cli::Result<json> Client::remove(const Resource& r, std::string_view ns, std::string_view name, const DeleteOptions& o) {
+base::Result<json> Client::remove(const Resource& r, std::string_view ns, std::string_view name, const DeleteOptions& o) {
   std::string n = r.namespaced ? std::string(ns) : std::string();
   Call call{{"delete", r, n, std::string(name), ""}, {}, true};
   call.http.method = "DELETE";
@@ -215,7 +215,7 @@ cli::Result<json> Client::remove(const Resource& r, std::string_view ns, std::st
   return send_json(call);
 }
 
-cli::Result<AccessReview> Client::can_i(std::string_view verb, const Resource& r, std::string_view ns,
+base::Result<AccessReview> Client::can_i(std::string_view verb, const Resource& r, std::string_view ns,
                                         std::string_view name, std::string_view subresource) {
   json attrs = {{"verb", verb}, {"group", r.group}, {"resource", r.plural}};
   if (r.namespaced && !ns.empty()) attrs["namespace"] = ns;
@@ -238,7 +238,7 @@ cli::Result<AccessReview> Client::can_i(std::string_view verb, const Resource& r
   return a;
 }
 
-cli::Status Client::watch(const Resource& r, std::string_view ns, const WatchOptions& o,
+base::Status Client::watch(const Resource& r, std::string_view ns, const WatchOptions& o,
                           const std::function<bool(const WatchEvent&)>& on_event) {
   std::string n = r.namespaced ? std::string(ns) : std::string();
   auto params = list_params(o.list);
@@ -252,7 +252,7 @@ cli::Status Client::watch(const Resource& r, std::string_view ns, const WatchOpt
   // little longer so that a clean end is not reported as a timeout.
   call.http.timeout = std::chrono::seconds(secs + 5);
   WatchDecoder decoder;
-  std::optional<cli::Error> stream_error;
+  std::optional<base::Error> stream_error;
   call.http.on_data = [&](std::string_view bytes) {
     return decoder.feed(bytes, [&](WatchEvent&& ev) {
       if (ev.type == "ERROR") {
@@ -267,12 +267,12 @@ cli::Status Client::watch(const Resource& r, std::string_view ns, const WatchOpt
   if (!res) return std::move(res).error();
   if (stream_error) return *stream_error;
   if (!decoder.error().empty()) {
-    return cli::make_error(ErrorKind::Failed, "cannot " + describe_request(call.ctx) + ": " + decoder.error());
+    return base::make_error(ErrorKind::Failed, "cannot " + describe_request(call.ctx) + ": " + decoder.error());
   }
   return {};
 }
 
-cli::Result<json> Client::wait_for(const Resource& r, std::string_view ns, std::string_view name,
+base::Result<json> Client::wait_for(const Resource& r, std::string_view ns, std::string_view name,
                                    const ObjectPredicate& done, std::chrono::milliseconds timeout) {
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + timeout;
@@ -292,7 +292,7 @@ cli::Result<json> Client::wait_for(const Resource& r, std::string_view ns, std::
     while (!satisfied && !expired) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
       if (left.count() <= 0) {
-        return cli::make_error(ErrorKind::Timeout,
+        return base::make_error(ErrorKind::Timeout,
                                "timed out after " + std::to_string(timeout.count() / 1000) + "s waiting",
                                r.describe(n, name));
       }
@@ -326,7 +326,7 @@ cli::Result<json> Client::wait_for(const Resource& r, std::string_view ns, std::
   }
 }
 
-cli::Status Client::wait_deleted(const Resource& r, std::string_view ns, std::string_view name,
+base::Status Client::wait_deleted(const Resource& r, std::string_view ns, std::string_view name,
                                  std::chrono::milliseconds timeout) {
   auto res = wait_for(r, ns, name, is_gone(), timeout);
   if (!res) return std::move(res).error();

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/config.h"
 #include "kube/discovery.h"
 #include "kube/query.h"
@@ -54,43 +54,43 @@ struct WatchOptions {
 
 class Client {
  public:
-  static cli::Result<std::unique_ptr<Client>> create(const RestConfig& config, ClientOptions options = {});
+  static base::Result<std::unique_ptr<Client>> create(const RestConfig& config, ClientOptions options = {});
 
-  cli::Result<nlohmann::json> get(const Resource& r, std::string_view ns, std::string_view name,
+  base::Result<nlohmann::json> get(const Resource& r, std::string_view ns, std::string_view name,
                                   const GetOptions& o = {});
   // One page (the list object; metadata.continue names the next page).
-  cli::Result<nlohmann::json> list(const Resource& r, std::string_view ns, const ListOptions& o = {});
+  base::Result<nlohmann::json> list(const Resource& r, std::string_view ns, const ListOptions& o = {});
   // Every page (o.limit per page), items concatenated into one list object.
-  cli::Result<nlohmann::json> list_all(const Resource& r, std::string_view ns, const ListOptions& o = {});
-  cli::Result<nlohmann::json> create(const Resource& r, std::string_view ns, const nlohmann::json& object,
+  base::Result<nlohmann::json> list_all(const Resource& r, std::string_view ns, const ListOptions& o = {});
+  base::Result<nlohmann::json> create(const Resource& r, std::string_view ns, const nlohmann::json& object,
                                      const WriteOptions& o = {});
   // PUT: the object's metadata.resourceVersion is the optimistic-concurrency guard.
-  cli::Result<nlohmann::json> replace(const Resource& r, std::string_view ns, const nlohmann::json& object,
+  base::Result<nlohmann::json> replace(const Resource& r, std::string_view ns, const nlohmann::json& object,
                                       const ReplaceOptions& o = {});
-  cli::Result<nlohmann::json> patch(const Resource& r, std::string_view ns, std::string_view name,
+  base::Result<nlohmann::json> patch(const Resource& r, std::string_view ns, std::string_view name,
                                     PatchType type, const nlohmann::json& patch, const PatchOptions& o = {});
   // Server-side apply of a whole (partial) object; needs o.field_manager.
-  cli::Result<nlohmann::json> apply(const Resource& r, std::string_view ns, const nlohmann::json& object,
+  base::Result<nlohmann::json> apply(const Resource& r, std::string_view ns, const nlohmann::json& object,
                                     const PatchOptions& o);
   // Returns the server's answer (the object, or a Status when it is gone at once).
-  cli::Result<nlohmann::json> remove(const Resource& r, std::string_view ns, std::string_view name,
+  base::Result<nlohmann::json> remove(const Resource& r, std::string_view ns, std::string_view name,
                                      const DeleteOptions& o = {});
 
   // SelfSubjectAccessReview: may the current user `verb` on r (ns, name, subresource)?
-  cli::Result<AccessReview> can_i(std::string_view verb, const Resource& r, std::string_view ns,
+  base::Result<AccessReview> can_i(std::string_view verb, const Resource& r, std::string_view ns,
                                   std::string_view name = {}, std::string_view subresource = {});
 
   // Streams events until `on_event` returns false, the server closes the
   // watch, or an ERROR event arrives (410 comes back as reason "Expired").
-  cli::Status watch(const Resource& r, std::string_view ns, const WatchOptions& o,
+  base::Status watch(const Resource& r, std::string_view ns, const WatchOptions& o,
                     const std::function<bool(const WatchEvent&)>& on_event);
 
   // List-then-watch until `done` holds for the object (nullptr = absent) or
   // `timeout` passes (ErrorKind::Timeout). Returns the last object seen
   // (null when absent).
-  cli::Result<nlohmann::json> wait_for(const Resource& r, std::string_view ns, std::string_view name,
+  base::Result<nlohmann::json> wait_for(const Resource& r, std::string_view ns, std::string_view name,
                                        const ObjectPredicate& done, std::chrono::milliseconds timeout);
-  cli::Status wait_deleted(const Resource& r, std::string_view ns, std::string_view name,
+  base::Status wait_deleted(const Resource& r, std::string_view ns, std::string_view name,
                            std::chrono::milliseconds timeout);
 
   Discovery& discovery() { return discovery_; }
@@ -109,10 +109,10 @@ class Client {
     bool idempotent = false;
   };
   // Sends with retries and the 401 credential refresh; statuses >= 400 become errors.
-  cli::Result<HttpResponse> send(Call& call);
-  cli::Result<nlohmann::json> send_json(Call& call);
+  base::Result<HttpResponse> send(Call& call);
+  base::Result<nlohmann::json> send_json(Call& call);
   // A 404 without a named object: ask discovery whether the API is served.
-  cli::Error refine_not_found(cli::Error e, const RequestContext& ctx);
+  base::Error refine_not_found(base::Error e, const RequestContext& ctx);
 
   std::shared_ptr<Transport> transport_;
   ClientOptions options_;

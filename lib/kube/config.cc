@@ -9,7 +9,7 @@ namespace kube {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
 std::optional<std::string> getenv_opt(const char* name) {
   const char* v = std::getenv(name);
@@ -42,22 +42,22 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
-cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const ConfigOptions& o) {
+base::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const ConfigOptions& o) {
   std::string files = join(kc.files);
   std::string name = o.context.empty() ? kc.current_context : o.context;
   if (name.empty()) {
-    return cli::make_error(ErrorKind::Failed, "no context: current-context is not set and --context was not given",
+    return base::make_error(ErrorKind::Failed, "no context: current-context is not set and --context was not given",
                            "kubeconfig \"" + files + "\"",
                            "choose one with --context or 'kubectl config use-context'");
   }
   auto ctx = kc.contexts.find(name);
   if (ctx == kc.contexts.end()) {
-    return cli::make_error(ErrorKind::NotFound, "not found in kubeconfig \"" + files + "\"",
+    return base::make_error(ErrorKind::NotFound, "not found in kubeconfig \"" + files + "\"",
                            "context \"" + name + "\"", "list them with 'kubectl config get-contexts'");
   }
   auto cl = kc.clusters.find(ctx->second.cluster);
   if (ctx->second.cluster.empty() || cl == kc.clusters.end()) {
-    return cli::make_error(ErrorKind::Failed,
+    return base::make_error(ErrorKind::Failed,
                            "names cluster \"" + ctx->second.cluster + "\", which is not in kubeconfig \"" +
                                files + "\"",
                            "context \"" + name + "\"");
@@ -66,7 +66,7 @@ cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const Confi
   if (!ctx->second.user.empty()) {
     auto u = kc.users.find(ctx->second.user);
     if (u == kc.users.end()) {
-      return cli::make_error(ErrorKind::Failed,
+      return base::make_error(ErrorKind::Failed,
                              "names user \"" + ctx->second.user + "\", which is not in kubeconfig \"" +
                                  files + "\"",
                              "context \"" + name + "\"");
@@ -75,7 +75,7 @@ cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const Confi
   }
   const KubeCluster& c = cl->second;
   if (c.server.empty()) {
-    return cli::make_error(ErrorKind::Failed, "has no server", "cluster \"" + ctx->second.cluster + "\"");
+    return base::make_error(ErrorKind::Failed, "has no server", "cluster \"" + ctx->second.cluster + "\"");
   }
   RestConfig rc;
   rc.context = name;
@@ -91,7 +91,7 @@ cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const Confi
   if (rc.insecure_skip_tls_verify) {
     if (!rc.ca_file.empty() || !rc.ca_pem.empty()) {
       // kubectl refuses this combination; so do we, rather than guess.
-      return cli::make_error(ErrorKind::Failed,
+      return base::make_error(ErrorKind::Failed,
                              "sets both insecure-skip-tls-verify and a certificate authority",
                              "cluster \"" + ctx->second.cluster + "\"", "remove one of them");
     }
@@ -101,11 +101,11 @@ cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const Confi
   if (user != nullptr) {
     std::string who = "user \"" + ctx->second.user + "\"";
     if (!user->username.empty() || user->has_password) {
-      return cli::make_error(ErrorKind::Failed, "uses basic authentication (username/password), which is not supported",
+      return base::make_error(ErrorKind::Failed, "uses basic authentication (username/password), which is not supported",
                              who, "use a client certificate, a token or an exec credential plugin");
     }
     if (!user->auth_provider.empty()) {
-      return cli::make_error(ErrorKind::Failed,
+      return base::make_error(ErrorKind::Failed,
                              "uses auth-provider \"" + user->auth_provider + "\", which is not supported",
                              who, "use an exec credential plugin (the auth-provider mechanism was removed from kubectl)");
     }
@@ -119,7 +119,7 @@ cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const Confi
     bool has_cert = !rc.cert_file.empty() || !rc.cert_pem.empty();
     bool has_key = !rc.key_file.empty() || !rc.key_pem.empty();
     if (has_cert != has_key) {
-      return cli::make_error(ErrorKind::Failed, has_cert ? "has a client certificate but no client key"
+      return base::make_error(ErrorKind::Failed, has_cert ? "has a client certificate but no client key"
                                                          : "has a client key but no client certificate",
                              who);
     }
@@ -134,15 +134,15 @@ cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const Confi
   return rc;
 }
 
-cli::Result<RestConfig> in_cluster_config(const ConfigOptions& o) {
+base::Result<RestConfig> in_cluster_config(const ConfigOptions& o) {
   std::string host = env_or(o.service_host, "KUBERNETES_SERVICE_HOST");
   std::string port = env_or(o.service_port, "KUBERNETES_SERVICE_PORT");
   if (host.empty() || port.empty()) {
-    return cli::make_error(ErrorKind::Failed, "not running in a Pod: KUBERNETES_SERVICE_HOST and _PORT are not set");
+    return base::make_error(ErrorKind::Failed, "not running in a Pod: KUBERNETES_SERVICE_HOST and _PORT are not set");
   }
   std::string token_file = o.service_account_dir + "/token";
   if (!exists(token_file)) {
-    return cli::make_error(ErrorKind::Failed, "in-cluster config: no service account token at " + token_file,
+    return base::make_error(ErrorKind::Failed, "in-cluster config: no service account token at " + token_file,
                            {}, "mount the service account token, or give --kubeconfig");
   }
   RestConfig rc;
@@ -166,7 +166,7 @@ cli::Result<RestConfig> in_cluster_config(const ConfigOptions& o) {
   return rc;
 }
 
-cli::Result<RestConfig> load_config(const ConfigOptions& o) {
+base::Result<RestConfig> load_config(const ConfigOptions& o) {
   std::vector<std::string> paths;
   bool skip_missing = true;
   if (!o.kubeconfig.empty()) {
@@ -186,7 +186,7 @@ cli::Result<RestConfig> load_config(const ConfigOptions& o) {
     std::string host = env_or(o.service_host, "KUBERNETES_SERVICE_HOST");
     if (!host.empty()) return in_cluster_config(o);
     std::string where = paths.empty() ? std::string("(no KUBECONFIG and no HOME)") : join(paths);
-    return cli::make_error(ErrorKind::Failed, "no kubeconfig found at " + where + " and not running in a Pod", {},
+    return base::make_error(ErrorKind::Failed, "no kubeconfig found at " + where + " and not running in a Pod", {},
                            "give --kubeconfig or set KUBECONFIG");
   }
   auto kc = load_kubeconfig_files(paths, skip_missing);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/kubeconfig.h"
 
 namespace kube {
@@ -55,12 +55,12 @@ struct RestConfig {
 // Picks the files, merges them, resolves the context; falls back to the
 // in-cluster config when no kubeconfig file exists and the service
 // variables are set.
-cli::Result<RestConfig> load_config(const ConfigOptions& options);
+base::Result<RestConfig> load_config(const ConfigOptions& options);
 
 // The context (options.context, else current-context) of a merged kubeconfig.
-cli::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const ConfigOptions& options);
+base::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const ConfigOptions& options);
 
 // From the service account files and KUBERNETES_SERVICE_HOST/_PORT.
-cli::Result<RestConfig> in_cluster_config(const ConfigOptions& options);
+base::Result<RestConfig> in_cluster_config(const ConfigOptions& options);
 
 }  // namespace kube

@@ -16,13 +16,13 @@ Credentials::Credentials(const RestConfig& config) : token_(config.token), token
   }
 }
 
-cli::Result<std::string> Credentials::read_token_file() {
+base::Result<std::string> Credentials::read_token_file() {
   std::lock_guard lock(mu_);
   struct stat st {};
   if (stat(token_file_.c_str(), &st) != 0) {
     int e = errno;
     if (!file_token_.empty()) return file_token_;  // keep the last good token across a rotation's rename
-    return cli::make_error(cli::ErrorKind::PermissionDenied, std::string("cannot read: ") + std::strerror(e),
+    return base::make_error(base::ErrorKind::PermissionDenied, std::string("cannot read: ") + std::strerror(e),
                            "token file \"" + token_file_ + "\"");
   }
   // Re-read only when the file changed: a stat per request is cheap, a read is not needed.
@@ -37,7 +37,7 @@ cli::Result<std::string> Credentials::read_token_file() {
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
   if (t.empty()) {
     if (!file_token_.empty()) return file_token_;
-    return cli::make_error(cli::ErrorKind::PermissionDenied, "is empty", "token file \"" + token_file_ + "\"");
+    return base::make_error(base::ErrorKind::PermissionDenied, "is empty", "token file \"" + token_file_ + "\"");
   }
   file_token_ = t;
   file_mtime_ = st.st_mtim;
@@ -45,7 +45,7 @@ cli::Result<std::string> Credentials::read_token_file() {
   return file_token_;
 }
 
-cli::Result<AuthMaterial> Credentials::current() {
+base::Result<AuthMaterial> Credentials::current() {
   AuthMaterial m;
   if (exec_) {
     auto c = exec_->get();

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/config.h"
 #include "kube/exec_credential.h"
 
@@ -24,14 +24,14 @@ struct AuthMaterial {
 class Credentials {
  public:
   explicit Credentials(const RestConfig& config);
-  cli::Result<AuthMaterial> current();
+  base::Result<AuthMaterial> current();
   // After a 401: drop what may be stale. True when something can change
   // (a token file or a plugin), so that one more attempt makes sense.
   bool refresh_after_unauthorized();
   int exec_runs() const { return exec_ ? exec_->runs() : 0; }
 
  private:
-  cli::Result<std::string> read_token_file();
+  base::Result<std::string> read_token_file();
 
   std::string token_;
   std::string token_file_;

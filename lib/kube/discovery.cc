@@ -7,8 +7,8 @@
 namespace kube {
 
 namespace {
-cli::Error not_served(const std::string& what) {
-  cli::Error e = cli::make_error(cli::ErrorKind::Failed, "the server does not serve " + what, {},
+base::Error not_served(const std::string& what) {
+  base::Error e = base::make_error(base::ErrorKind::Failed, "the server does not serve " + what, {},
                                  "is the API installed (its CustomResourceDefinition) and that version served?");
   e.reason = kReasonNotServed;
   e.status = 404;
@@ -16,10 +16,10 @@ cli::Error not_served(const std::string& what) {
 }
 }  // namespace
 
-cli::Result<std::vector<ApiResourceInfo>> parse_api_resource_list(std::string_view body) {
+base::Result<std::vector<ApiResourceInfo>> parse_api_resource_list(std::string_view body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (!j.is_object() || !j.contains("resources") || !j["resources"].is_array()) {
-    return cli::make_error(cli::ErrorKind::Failed, "the server's discovery answer is not an APIResourceList");
+    return base::make_error(base::ErrorKind::Failed, "the server's discovery answer is not an APIResourceList");
   }
   std::vector<ApiResourceInfo> out;
   for (const auto& r : j["resources"]) {
@@ -38,7 +38,7 @@ cli::Result<std::vector<ApiResourceInfo>> parse_api_resource_list(std::string_vi
   return out;
 }
 
-cli::Result<std::vector<ApiResourceInfo>> Discovery::resources(const std::string& group, const std::string& version) {
+base::Result<std::vector<ApiResourceInfo>> Discovery::resources(const std::string& group, const std::string& version) {
   std::string gv = group.empty() ? version : group + "/" + version;
   std::lock_guard lock(mu_);
   if (auto it = cache_.find(gv); it != cache_.end()) return it->second;
@@ -46,7 +46,7 @@ cli::Result<std::vector<ApiResourceInfo>> Discovery::resources(const std::string
   ++fetches_;
   auto resp = fetch_(path);
   if (!resp) return std::move(resp).error();  // not cached: a broken connection may heal
-  cli::Result<std::vector<ApiResourceInfo>> result = std::vector<ApiResourceInfo>{};
+  base::Result<std::vector<ApiResourceInfo>> result = std::vector<ApiResourceInfo>{};
   if (resp->status == 404) {
     result = not_served(gv);
   } else if (resp->status >= 400) {
@@ -59,13 +59,13 @@ cli::Result<std::vector<ApiResourceInfo>> Discovery::resources(const std::string
   return result;
 }
 
-cli::Status Discovery::served(const Resource& r) {
+base::Status Discovery::served(const Resource& r) {
   auto f = find(r.group, r.version, r.plural);
   if (!f) return std::move(f).error();
   return {};
 }
 
-cli::Result<Resource> Discovery::find(const std::string& group, const std::string& version,
+base::Result<Resource> Discovery::find(const std::string& group, const std::string& version,
                                       const std::string& plural) {
   auto list = resources(group, version);
   if (!list) return std::move(list).error();

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/resource.h"
 #include "kube/transport.h"
 
@@ -26,25 +26,25 @@ struct ApiResourceInfo {
 class Discovery {
  public:
   // GETs a discovery path ("/api/v1", "/apis/apps/v1"); the client passes its own.
-  using Fetch = std::function<cli::Result<HttpResponse>(const std::string& path)>;
+  using Fetch = std::function<base::Result<HttpResponse>(const std::string& path)>;
   explicit Discovery(Fetch fetch) : fetch_(std::move(fetch)) {}
 
   // The resources of one group/version; a NotServed error when it is not served.
-  cli::Result<std::vector<ApiResourceInfo>> resources(const std::string& group, const std::string& version);
+  base::Result<std::vector<ApiResourceInfo>> resources(const std::string& group, const std::string& version);
   // Ok when the server serves `r` (its group, version and plural); else NotServed.
-  cli::Status served(const Resource& r);
+  base::Status served(const Resource& r);
   // The served resource with kind and scope as the server says.
-  cli::Result<Resource> find(const std::string& group, const std::string& version, const std::string& plural);
+  base::Result<Resource> find(const std::string& group, const std::string& version, const std::string& plural);
   int fetches() const;
 
  private:
   Fetch fetch_;
   mutable std::mutex mu_;
-  std::map<std::string, cli::Result<std::vector<ApiResourceInfo>>> cache_;
+  std::map<std::string, base::Result<std::vector<ApiResourceInfo>>> cache_;
   int fetches_ = 0;
 };
 
 // Parses an APIResourceList body.
-cli::Result<std::vector<ApiResourceInfo>> parse_api_resource_list(std::string_view body);
+base::Result<std::vector<ApiResourceInfo>> parse_api_resource_list(std::string_view body);
 
 }  // namespace kube

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/rfc3339.h"
+#include "base/rfc3339.h"
 #include "kube/base64.h"
 
 extern char** environ;
@@ -22,15 +22,15 @@ namespace kube {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
-cli::Error plugin_error(const ExecConfig& c, std::string message, std::string hint = {}) {
-  return cli::make_error(ErrorKind::PermissionDenied, std::move(message),
+base::Error plugin_error(const ExecConfig& c, std::string message, std::string hint = {}) {
+  return base::make_error(ErrorKind::PermissionDenied, std::move(message),
                          "exec credential plugin \"" + c.command + "\"", std::move(hint));
 }
 
 std::string tail_line(const std::string& text) {
-  std::string folded = cli::fold_line(text);
+  std::string folded = base::fold_line(text);
   if (folded.size() > 300) folded = "..." + folded.substr(folded.size() - 300);
   return folded;
 }
@@ -38,9 +38,9 @@ std::string tail_line(const std::string& text) {
 }  // namespace
 
 
-cli::Result<ExecCredential> parse_exec_credential(std::string_view text, std::string_view api_version) {
+base::Result<ExecCredential> parse_exec_credential(std::string_view text, std::string_view api_version) {
   auto j = nlohmann::json::parse(text, nullptr, false);
-  auto bad = [](std::string m) { return cli::make_error(ErrorKind::PermissionDenied, std::move(m)); };
+  auto bad = [](std::string m) { return base::make_error(ErrorKind::PermissionDenied, std::move(m)); };
   if (!j.is_object()) return bad("the plugin did not print an ExecCredential (its output is not JSON)");
   if (j.value("kind", "") != "ExecCredential") return bad("the plugin printed kind \"" + j.value("kind", "") + "\", not ExecCredential");
   if (j.value("apiVersion", "") != api_version) {
@@ -60,7 +60,7 @@ cli::Result<ExecCredential> parse_exec_credential(std::string_view text, std::st
     return bad("the plugin's ExecCredential has only one of clientCertificateData and clientKeyData");
   }
   if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
-    auto t = cli::parse_rfc3339(st["expirationTimestamp"].get<std::string>());
+    auto t = base::parse_rfc3339(st["expirationTimestamp"].get<std::string>());
     if (!t) return bad("the plugin's expirationTimestamp is not an RFC 3339 time");
     c.expiration = t;
   }
@@ -80,7 +80,7 @@ std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& clus
   return j.dump();
 }
 
-cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const ExecClusterInfo& cluster,
+base::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const ExecClusterInfo& cluster,
                                             bool stdin_is_terminal) {
   const bool v1 = config.api_version == "client.authentication.k8s.io/v1";
   if (!v1 && config.api_version != "client.authentication.k8s.io/v1beta1") {
@@ -139,7 +139,7 @@ cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const Exec
     close(out[0]);
     close(err[0]);
     return plugin_error(config, std::string("cannot run: ") + std::strerror(rc),
-                        config.install_hint.empty() ? std::string() : cli::fold_line(config.install_hint));
+                        config.install_hint.empty() ? std::string() : base::fold_line(config.install_hint));
   }
   std::string sout, serr;
   bool out_open = true, err_open = true;
@@ -172,7 +172,7 @@ cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const Exec
                                         : "killed by signal " + std::to_string(WTERMSIG(status));
     if (!serr.empty()) why += ": " + tail_line(serr);
     std::string hint;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) hint = cli::fold_line(config.install_hint);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) hint = base::fold_line(config.install_hint);
     return plugin_error(config, why, hint);
   }
   auto cred = parse_exec_credential(sout, config.api_version);
@@ -183,7 +183,7 @@ cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const Exec
 ExecProvider::ExecProvider(ExecConfig config, ExecClusterInfo cluster)
     : config_(std::move(config)), cluster_(std::move(cluster)) {}
 
-cli::Result<ExecCredential> ExecProvider::get() {
+base::Result<ExecCredential> ExecProvider::get() {
   std::lock_guard lock(mu_);
   auto now = std::chrono::system_clock::now();
   if (cached_ && (!cached_->expiration || now < *cached_->expiration)) return *cached_;

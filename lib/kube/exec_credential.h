@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/kubeconfig.h"
 
 namespace kube {
@@ -30,13 +30,13 @@ struct ExecClusterInfo {
 };
 
 // Parses the plugin's stdout; its apiVersion must be the configured one.
-cli::Result<ExecCredential> parse_exec_credential(std::string_view json, std::string_view api_version);
+base::Result<ExecCredential> parse_exec_credential(std::string_view json, std::string_view api_version);
 
 // The KUBERNETES_EXEC_INFO value given to the plugin.
 std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& cluster, bool interactive);
 
 // Runs the plugin once. `stdin_is_terminal` decides interactiveMode.
-cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const ExecClusterInfo& cluster,
+base::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const ExecClusterInfo& cluster,
                                             bool stdin_is_terminal);
 
 // A plugin's credential shared by all requests of a client, re-run when it
@@ -44,7 +44,7 @@ cli::Result<ExecCredential> run_exec_plugin(const ExecConfig& config, const Exec
 class ExecProvider {
  public:
   ExecProvider(ExecConfig config, ExecClusterInfo cluster);
-  cli::Result<ExecCredential> get();
+  base::Result<ExecCredential> get();
   void invalidate();
   int runs() const;  // how many times the plugin ran
 

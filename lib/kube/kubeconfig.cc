@@ -15,10 +15,10 @@ namespace kube {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
-cli::Error config_error(const std::string& path, std::string message) {
-  return cli::make_error(ErrorKind::Failed, std::move(message), "kubeconfig \"" + path + "\"");
+base::Error config_error(const std::string& path, std::string message) {
+  return base::make_error(ErrorKind::Failed, std::move(message), "kubeconfig \"" + path + "\"");
 }
 
 std::string resolve(const std::string& base_dir, const std::string& p) {
@@ -132,7 +132,7 @@ std::optional<ExecConfig> parse_exec(const YAML::Node& n, const std::string& whe
 
 }  // namespace
 
-cli::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::string& path) {
+base::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::string& path) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -197,7 +197,7 @@ cli::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::strin
   return kc;
 }
 
-cli::Result<Kubeconfig> load_kubeconfig_file(const std::string& path) {
+base::Result<Kubeconfig> load_kubeconfig_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     int e = errno;
@@ -216,7 +216,7 @@ void merge_kubeconfig(Kubeconfig& into, const Kubeconfig& later) {
   for (const auto& f : later.files) into.files.push_back(f);
 }
 
-cli::Result<Kubeconfig> load_kubeconfig_files(const std::vector<std::string>& paths, bool skip_missing) {
+base::Result<Kubeconfig> load_kubeconfig_files(const std::vector<std::string>& paths, bool skip_missing) {
   Kubeconfig merged;
   for (const auto& p : paths) {
     if (p.empty()) continue;

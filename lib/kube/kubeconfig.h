@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace kube {
 
@@ -63,10 +63,10 @@ struct Kubeconfig {
 };
 
 // Parses one file's text; `path` names it in errors and anchors relative paths.
-cli::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::string& path);
+base::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::string& path);
 
 // Reads and parses one file.
-cli::Result<Kubeconfig> load_kubeconfig_file(const std::string& path);
+base::Result<Kubeconfig> load_kubeconfig_file(const std::string& path);
 
 // Adds what `into` lacks from `later` (the first definition of a name wins).
 void merge_kubeconfig(Kubeconfig& into, const Kubeconfig& later);
@@ -74,7 +74,7 @@ void merge_kubeconfig(Kubeconfig& into, const Kubeconfig& later);
 // Loads and merges `paths` in order. Missing files are skipped when
 // `skip_missing` (as kubectl does for KUBECONFIG entries); an empty path
 // entry is ignored.
-cli::Result<Kubeconfig> load_kubeconfig_files(const std::vector<std::string>& paths, bool skip_missing);
+base::Result<Kubeconfig> load_kubeconfig_files(const std::vector<std::string>& paths, bool skip_missing);
 
 // Splits KUBECONFIG on ':' dropping empty entries and duplicates.
 std::vector<std::string> split_kubeconfig_env(std::string_view value);

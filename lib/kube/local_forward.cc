@@ -14,13 +14,13 @@ namespace kube {
 
 namespace {
 
-cli::Error sys_error(const std::string& what) {
-  return cli::make_error(cli::ErrorKind::Failed, what + ": " + std::strerror(errno));
+base::Error sys_error(const std::string& what) {
+  return base::make_error(base::ErrorKind::Failed, what + ": " + std::strerror(errno));
 }
 
 }  // namespace
 
-cli::Result<std::unique_ptr<LocalForward>> LocalForward::start(std::shared_ptr<Transport> transport, std::string ns,
+base::Result<std::unique_ptr<LocalForward>> LocalForward::start(std::shared_ptr<Transport> transport, std::string ns,
                                                                std::string pod, std::uint16_t port,
                                                                std::chrono::milliseconds ready_timeout) {
   std::unique_ptr<LocalForward> f(new LocalForward());
@@ -121,7 +121,7 @@ void LocalForward::serve(int fd, std::unique_ptr<PortForward> forward) {
   ::shutdown(fd, SHUT_RDWR);
 }
 
-cli::Result<std::string> PortForwards::address(const std::string& ns, const std::string& pod, std::uint16_t port) {
+base::Result<std::string> PortForwards::address(const std::string& ns, const std::string& pod, std::uint16_t port) {
   std::shared_ptr<Slot> slot;
   {
     std::lock_guard lock(mu_);
@@ -139,14 +139,14 @@ cli::Result<std::string> PortForwards::address(const std::string& ns, const std:
   return slot->forward->address();
 }
 
-std::function<cli::Result<std::string>(const std::string&)> PortForwards::dialer(
+std::function<base::Result<std::string>(const std::string&)> PortForwards::dialer(
     std::shared_ptr<PortForwards> forwards, std::string ns, std::map<std::string, std::string> pod_by_url,
     std::uint16_t port) {
   return [forwards = std::move(forwards), ns = std::move(ns), pods = std::move(pod_by_url),
-          port](const std::string& url) -> cli::Result<std::string> {
+          port](const std::string& url) -> base::Result<std::string> {
     auto it = pods.find(url);
     if (it == pods.end()) {
-      return cli::make_error(cli::ErrorKind::CannotConnect, "no pod behind this endpoint to port-forward to",
+      return base::make_error(base::ErrorKind::CannotConnect, "no pod behind this endpoint to port-forward to",
                              "endpoint \"" + url + "\"", "use --connect direct where pod IPs are reachable");
     }
     return forwards->address(ns, it->second, port);

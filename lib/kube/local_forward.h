@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/port_forward.h"
 #include "kube/transport.h"
 
@@ -26,7 +26,7 @@ class LocalForward {
  public:
   // Listens and proves the forward with a first PortForward (kept for the
   // first connection) within `ready_timeout`, or answers why it cannot.
-  static cli::Result<std::unique_ptr<LocalForward>> start(std::shared_ptr<Transport> transport, std::string ns,
+  static base::Result<std::unique_ptr<LocalForward>> start(std::shared_ptr<Transport> transport, std::string ns,
                                                          std::string pod, std::uint16_t port,
                                                          std::chrono::milliseconds ready_timeout);
   ~LocalForward();
@@ -69,11 +69,11 @@ class PortForwards {
       : transport_(std::move(transport)), ready_timeout_(ready_timeout) {}
 
   // The local address forwarding to ns/pod:port.
-  cli::Result<std::string> address(const std::string& ns, const std::string& pod, std::uint16_t port);
+  base::Result<std::string> address(const std::string& ns, const std::string& pod, std::uint16_t port);
 
   // A function from an endpoint URL to the local address to dial instead,
   // for the endpoints of `pod_by_url` (URL -> pod name in `ns`).
-  static std::function<cli::Result<std::string>(const std::string&)> dialer(
+  static std::function<base::Result<std::string>(const std::string&)> dialer(
       std::shared_ptr<PortForwards> forwards, std::string ns, std::map<std::string, std::string> pod_by_url,
       std::uint16_t port);
 

@@ -16,7 +16,7 @@ namespace kube {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using cli::ErrorKind;
+using base::ErrorKind;
 
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -44,18 +44,18 @@ bool send_all_local(int fd, std::string_view data) {
 
 }  // namespace
 
-cli::Error port_forward_error(int http_status, std::string_view body, const std::string& ns, const std::string& pod) {
+base::Error port_forward_error(int http_status, std::string_view body, const std::string& ns, const std::string& pod) {
   RequestContext ctx{"create", resources::pods, ns, pod, "portforward"};
-  cli::Error e = status_error(http_status, body, ctx);
+  base::Error e = status_error(http_status, body, ctx);
   const std::string object = resources::pods.describe(ns, pod);
   // The apiserver answers with a Status; a kubelet's refusal comes through
   // as the kubelet wrote it (plain text).
   auto status = nlohmann::json::parse(body, nullptr, false);
   bool from_apiserver = status.is_object() && status.value("kind", "") == "Status";
-  std::string message = from_apiserver ? status.value("message", "") : cli::fold_line(body);
+  std::string message = from_apiserver ? status.value("message", "") : base::fold_line(body);
   while (!message.empty() && message.back() == ' ') message.pop_back();
   auto explained = [&](std::string what, std::string reason, std::string hint) {
-    cli::Error x = cli::make_error(cli::ErrorKind::CannotConnect, std::move(what), object, std::move(hint));
+    base::Error x = base::make_error(base::ErrorKind::CannotConnect, std::move(what), object, std::move(hint));
     x.reason = std::move(reason);
     x.status = http_status;
     return x;
@@ -90,7 +90,7 @@ cli::Error port_forward_error(int http_status, std::string_view body, const std:
   return e;
 }
 
-cli::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport, const std::string& ns,
+base::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport, const std::string& ns,
                                                             const std::string& pod, std::uint16_t port,
                                                             std::chrono::milliseconds timeout) {
   const auto start = Clock::now();
@@ -103,7 +103,7 @@ cli::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport
                            std::move(error)});
   };
   auto timed_out = [&](const char* what) {
-    auto e = cli::make_error(ErrorKind::CannotConnect,
+    auto e = base::make_error(ErrorKind::CannotConnect,
                              std::string("port-forward not ready within ") + std::to_string(timeout.count() / 1000) +
                                  " s (" + what + ")",
                              object, "check the pod's kubelet, or use --connect direct where pod IPs are reachable");
@@ -133,14 +133,14 @@ cli::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport
   f->out_pos_ = 0;
 
   std::string head;
-  std::optional<cli::Result<ws::UpgradeResponse>> parsed;
+  std::optional<base::Result<ws::UpgradeResponse>> parsed;
   char buf[16384];
   while (!(parsed = ws::parse_upgrade_response(head))) {
     bool closed = false;
     auto n = conn.recv(buf, sizeof buf, &closed);
     if (!n) return std::move(n).error();
     if (closed) {
-      auto e = cli::make_error(ErrorKind::CannotConnect, "the apiserver closed the connection before answering", object);
+      auto e = base::make_error(ErrorKind::CannotConnect, "the apiserver closed the connection before answering", object);
       log(0, e.message);
       return e;
     }
@@ -175,7 +175,7 @@ cli::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport
   }
   if (auto problem = ws::check_upgrade(resp, key, pf::kProtocol); !problem.empty()) {
     log(resp.status, problem);
-    return cli::make_error(ErrorKind::CannotConnect, "port-forward upgrade failed: " + problem, object);
+    return base::make_error(ErrorKind::CannotConnect, "port-forward upgrade failed: " + problem, object);
   }
   log(resp.status, {});
   f->decoder_.feed(std::string_view(head).substr(resp.header_size));
@@ -186,7 +186,7 @@ cli::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport
     if (!f->error_text_.empty()) return f->kubelet_error(f->error_text_);
     if (f->demux_.ready()) break;
     if (!*more) {
-      return cli::make_error(ErrorKind::CannotConnect, "the port-forward closed before it was ready", object,
+      return base::make_error(ErrorKind::CannotConnect, "the port-forward closed before it was ready", object,
                              "check the pod's kubelet");
     }
     if (!wait_fd(conn.socket(), POLLIN, deadline)) return timed_out("waiting for the kubelet");
@@ -194,21 +194,21 @@ cli::Result<std::unique_ptr<PortForward>> PortForward::open(Transport& transport
   return f;
 }
 
-cli::Error PortForward::kubelet_error(std::string text) const {
-  auto e = cli::make_error(ErrorKind::CannotConnect, "port-forward failed: " + cli::fold_line(text), object_,
+base::Error PortForward::kubelet_error(std::string text) const {
+  auto e = base::make_error(ErrorKind::CannotConnect, "port-forward failed: " + base::fold_line(text), object_,
                            "check that the member listens on its client port");
   e.reason = "PortForwardFailed";
   return e;
 }
 
-cli::Status PortForward::queue(std::string frame) {
+base::Status PortForward::queue(std::string frame) {
   later_.append(frame);
   return flush();
 }
 
 // A write TLS could not finish must be retried with the same buffer, so
 // out_ never changes while it is being sent; new frames wait in later_.
-cli::Status PortForward::flush() {
+base::Status PortForward::flush() {
   for (;;) {
     if (out_pos_ == out_.size()) {
       if (later_.empty()) return {};
@@ -223,7 +223,7 @@ cli::Status PortForward::flush() {
   }
 }
 
-cli::Result<bool> PortForward::read_available() {
+base::Result<bool> PortForward::read_available() {
   char buf[65536];
   for (;;) {
     bool closed = false;
@@ -262,7 +262,7 @@ cli::Result<bool> PortForward::read_available() {
   }
 }
 
-cli::Status PortForward::pump(int local, int stop_fd) {
+base::Status PortForward::pump(int local, int stop_fd) {
   bool local_open = true;
   char buf[32768];
   for (;;) {
@@ -282,7 +282,7 @@ cli::Status PortForward::pump(int local, int stop_fd) {
     int rc = ::poll(fds, 3, -1);
     if (rc < 0) {
       if (errno == EINTR) continue;
-      return cli::make_error(ErrorKind::Failed, std::string("poll: ") + std::strerror(errno), object_);
+      return base::make_error(ErrorKind::Failed, std::string("poll: ") + std::strerror(errno), object_);
     }
     if (fds[2].revents != 0) return {};
     if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {

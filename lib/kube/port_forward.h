@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/channel_demux.h"
 #include "kube/transport.h"
 #include "kube/websocket.h"
@@ -24,20 +24,20 @@ namespace kube {
 // pods/portforward), a pod without a node is "not running", a 5xx or a
 // kubelet's refusal means the kubelet could not be reached or would not
 // forward.
-cli::Error port_forward_error(int http_status, std::string_view body, const std::string& ns, const std::string& pod);
+base::Error port_forward_error(int http_status, std::string_view body, const std::string& ns, const std::string& pod);
 
 class PortForward {
  public:
   // Opens the forward and waits until it is up (the upgrade accepted and
   // both channels announced the port), at most `timeout`.
-  static cli::Result<std::unique_ptr<PortForward>> open(Transport& transport, const std::string& ns,
+  static base::Result<std::unique_ptr<PortForward>> open(Transport& transport, const std::string& ns,
                                                         const std::string& pod, std::uint16_t port,
                                                         std::chrono::milliseconds timeout);
 
   // Moves bytes between the connected socket `local` and the pod until one
   // side closes (ok), the forward fails (its error, with what the kubelet
   // said on the error channel), or `stop_fd` becomes readable (ok).
-  cli::Status pump(int local, int stop_fd);
+  base::Status pump(int local, int stop_fd);
 
   const std::string& object() const { return object_; }
 
@@ -45,11 +45,11 @@ class PortForward {
   PortForward(std::unique_ptr<RawConnection> conn, std::uint16_t port, std::string object)
       : conn_(std::move(conn)), demux_(port), object_(std::move(object)) {}
   // Reads what is there (never blocks); false when the server closed.
-  cli::Result<bool> read_available();
+  base::Result<bool> read_available();
   // Queues a frame and sends what the socket takes now.
-  cli::Status queue(std::string frame);
-  cli::Status flush();
-  cli::Error kubelet_error(std::string text) const;
+  base::Status queue(std::string frame);
+  base::Status flush();
+  base::Error kubelet_error(std::string text) const;
 
   std::unique_ptr<RawConnection> conn_;
   ws::Decoder decoder_;

@@ -25,7 +25,7 @@ struct Resource {
   // resources and an empty ns on a namespaced one means all namespaces.
   std::string path(std::string_view ns, std::string_view name = {},
                    std::string_view subresource = {}) const;
-  // `pods "ns/name"` (or `namespaces "name"`), for cli::Error::object.
+  // `pods "ns/name"` (or `namespaces "name"`), for base::Error::object.
   std::string describe(std::string_view ns, std::string_view name) const;
 };
 

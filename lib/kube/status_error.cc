@@ -52,15 +52,15 @@ std::string describe_request(const RequestContext& ctx) {
   return s;
 }
 
-cli::Error status_error(int http_status, std::string_view body, const RequestContext& ctx) {
-  cli::Error e;
+base::Error status_error(int http_status, std::string_view body, const RequestContext& ctx) {
+  base::Error e;
   e.status = http_status;
   nlohmann::json st = nlohmann::json::parse(body, nullptr, false);
   bool is_status = st.is_object() && str(st, "kind") == "Status";
   std::string message = is_status ? str(st, "message") : std::string();
   e.reason = is_status ? str(st, "reason") : std::string();
   if (e.reason.empty()) e.reason = reason_for_code(http_status);
-  if (!is_status) message = truncate(cli::fold_line(body), 200);
+  if (!is_status) message = truncate(base::fold_line(body), 200);
   const bool secret = ctx.resource.plural == "secrets" && ctx.resource.group.empty();
   if (secret) message = redact_invalid_values(message);
 
@@ -73,21 +73,21 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
       std::string msg = str(c, "message");
       if (secret) msg = redact_invalid_values(msg);
       if (msg.empty()) msg = str(c, "reason");
-      e.causes.push_back(cli::fold_line(field.empty() ? msg : field + ": " + msg));
+      e.causes.push_back(base::fold_line(field.empty() ? msg : field + ": " + msg));
     }
   }
   if (!ctx.name.empty()) e.object = ctx.resource.describe(ctx.ns, ctx.name);
 
   switch (http_status) {
     case 401:
-      e.kind = cli::ErrorKind::PermissionDenied;
+      e.kind = base::ErrorKind::PermissionDenied;
       e.object.clear();
       e.message = "unauthorized: cannot " + describe_request(ctx) +
                   (message.empty() ? std::string() : ": " + message);
       e.hint = "the server refused the credentials; check the user of the kubeconfig context";
       return e;
     case 403:
-      e.kind = cli::ErrorKind::PermissionDenied;
+      e.kind = base::ErrorKind::PermissionDenied;
       e.object.clear();
       e.message = "cannot " + describe_request(ctx) +
                   (message.empty() ? std::string() : ": " + message);
@@ -99,7 +99,7 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
       std::string dname = str(details, "name");
       std::string dkind = str(details, "kind");
       if (!dname.empty()) {
-        e.kind = cli::ErrorKind::NotFound;
+        e.kind = base::ErrorKind::NotFound;
         e.reason = "NotFound";
         if (dkind == "namespaces" && dname != ctx.name) {
           e.object = "namespaces \"" + dname + "\"";
@@ -109,7 +109,7 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
         e.message = "not found";
         return e;
       }
-      e.kind = cli::ErrorKind::Failed;
+      e.kind = base::ErrorKind::Failed;
       e.reason = kReasonNotServed;
       e.object.clear();
       e.message = "cannot " + describe_request(ctx) + ": the server does not serve " +
@@ -120,7 +120,7 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
     default:
       break;
   }
-  e.kind = cli::ErrorKind::Failed;
+  e.kind = base::ErrorKind::Failed;
   std::string what = e.object.empty() ? "cannot " + describe_request(ctx) : "cannot " + ctx.verb;
   if (!e.object.empty() && !ctx.subresource.empty()) what += " " + ctx.subresource;
   if (e.reason == "AlreadyExists") {
@@ -138,8 +138,8 @@ cli::Error status_error(int http_status, std::string_view body, const RequestCon
   return e;
 }
 
-bool is_not_found(const cli::Error& e) { return e.kind == cli::ErrorKind::NotFound; }
-bool is_conflict(const cli::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
-bool is_already_exists(const cli::Error& e) { return e.reason == "AlreadyExists"; }
+bool is_not_found(const base::Error& e) { return e.kind == base::ErrorKind::NotFound; }
+bool is_conflict(const base::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
+bool is_already_exists(const base::Error& e) { return e.reason == "AlreadyExists"; }
 
 }  // namespace kube

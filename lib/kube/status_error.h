@@ -1,4 +1,4 @@
-// Turns an apiserver answer that is not a success into a cli::Error: the
+// Turns an apiserver answer that is not a success into a base::Error: the
 // Status body (code, reason, message, details, causes) parsed, the verb,
 // resource and namespace that were refused named, and the error kind chosen
 // so that callers can tell 404 / 409 / 410 / 422 apart by `reason`.
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/error.h"
+#include "base/error.h"
 #include "kube/resource.h"
 
 namespace kube {
@@ -25,7 +25,7 @@ struct RequestContext {
 inline constexpr const char* kReasonNotServed = "NotServed";
 
 // `http_status` >= 400 and the response body (a Status, or plain text).
-cli::Error status_error(int http_status, std::string_view body, const RequestContext& ctx);
+base::Error status_error(int http_status, std::string_view body, const RequestContext& ctx);
 
 // "create etcdclusters.etcd-operator.cozystack.io in namespace \"x\"" (no
 // namespace part for cluster-scoped resources or all namespaces).
@@ -34,8 +34,8 @@ std::string describe_request(const RequestContext& ctx);
 // What callers branch on, read off an error status_error made: the object
 // is absent (404 with a name); the object changed since it was read (409
 // Conflict: read again and decide again); create found it already there.
-bool is_not_found(const cli::Error& e);
-bool is_conflict(const cli::Error& e);
-bool is_already_exists(const cli::Error& e);
+bool is_not_found(const base::Error& e);
+bool is_conflict(const base::Error& e);
+bool is_already_exists(const base::Error& e);
 
 }  // namespace kube

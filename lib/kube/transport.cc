@@ -6,15 +6,15 @@
 #include <array>
 #include <cstring>
 
-#include "kube/curl_error.h"
-#include "kube/libcurl.h"
+#include "http/curl_error.h"
+#include "http/libcurl.h"
 #include "kube/redact.h"
 
 namespace kube {
 
 namespace {
 
-using cli::ErrorKind;
+using base::ErrorKind;
 
 struct Exchange {
   const HttpRequest* request = nullptr;
@@ -67,9 +67,9 @@ curl_blob blob_of(const std::string& s) {
 }
 
 // A failed curl exchange as an error, with the hint that fits a kubeconfig.
-cli::Error curl_failure(CURLcode rc, bool started, std::string message, std::string object) {
-  cli::Error e = curl_error(rc, started, std::move(message), std::move(object));
-  if (e.reason == kReasonTLS) {
+base::Error curl_failure(CURLcode rc, bool started, std::string message, std::string object) {
+  base::Error e = http::curl_error(rc, started, std::move(message), std::move(object));
+  if (e.reason == http::kReasonTLS) {
     e.hint = "check the certificate authority, the client certificate and tls-server-name of the kubeconfig";
   }
   return e;
@@ -111,12 +111,12 @@ Transport::~Transport() {
   pool_.clear();
 }
 
-cli::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& config, TransportOptions options) {
-  if (auto loaded = kube::load_libcurl(); !loaded) return std::move(loaded).error();
+base::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& config, TransportOptions options) {
+  if (auto loaded = http::load_libcurl(); !loaded) return std::move(loaded).error();
   CURLU* u = curl_url();
   std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> guard(u, &curl_url_cleanup);
   if (curl_url_set(u, CURLUPART_URL, config.server.c_str(), 0) != CURLUE_OK) {
-    return cli::make_error(ErrorKind::Failed, "is not a URL", "server \"" + config.server + "\"");
+    return base::make_error(ErrorKind::Failed, "is not a URL", "server \"" + config.server + "\"");
   }
   auto part = [&](CURLUPart p, unsigned flags = 0) {
     char* s = nullptr;
@@ -127,7 +127,7 @@ cli::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& conf
   };
   std::string scheme = part(CURLUPART_SCHEME);
   if (scheme != "https" && scheme != "http") {
-    return cli::make_error(ErrorKind::Failed, "has scheme \"" + scheme + "\"; only https and http are supported",
+    return base::make_error(ErrorKind::Failed, "has scheme \"" + scheme + "\"; only https and http are supported",
                            "server \"" + config.server + "\"");
   }
   std::string host = part(CURLUPART_HOST);
@@ -215,12 +215,12 @@ curl_slist* Transport::connection_options(void* handle, const AuthMaterial& auth
   return connect_to;
 }
 
-cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
+base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   auto auth = credentials_.current();
   if (!auth) return std::move(auth).error();
 
   CURL* c = static_cast<CURL*>(take_handle());
-  if (c == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  if (c == nullptr) return base::make_error(ErrorKind::Failed, "cannot create a curl handle");
   std::string url = url_base_ + req.path;
   HttpResponse resp;
   Exchange x{&req, c, &resp};
@@ -309,11 +309,11 @@ cli::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   return curl_failure(rc, pretransfer != 0, req.method + " failed: " + error, "server \"" + config_.server + "\"");
 }
 
-cli::Result<std::unique_ptr<RawConnection>> Transport::connect_raw(std::chrono::milliseconds timeout) {
+base::Result<std::unique_ptr<RawConnection>> Transport::connect_raw(std::chrono::milliseconds timeout) {
   auto auth = credentials_.current();
   if (!auth) return std::move(auth).error();
   CURL* c = curl_easy_init();
-  if (c == nullptr) return cli::make_error(ErrorKind::Failed, "cannot create a curl handle");
+  if (c == nullptr) return base::make_error(ErrorKind::Failed, "cannot create a curl handle");
   std::unique_ptr<RawConnection> raw(new RawConnection());
   raw->handle_ = c;
   raw->object_ = "server \"" + config_.server + "\"";
@@ -344,7 +344,7 @@ cli::Result<std::unique_ptr<RawConnection>> Transport::connect_raw(std::chrono::
   }
   curl_socket_t fd = CURL_SOCKET_BAD;
   curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &fd);
-  if (fd == CURL_SOCKET_BAD) return cli::make_error(ErrorKind::CannotConnect, "no connection", raw->object_);
+  if (fd == CURL_SOCKET_BAD) return base::make_error(ErrorKind::CannotConnect, "no connection", raw->object_);
   raw->fd_ = static_cast<int>(fd);
   return raw;
 }
@@ -367,7 +367,7 @@ std::vector<std::string> RawConnection::headers() const {
   return h;
 }
 
-cli::Result<std::size_t> RawConnection::send(std::string_view data) {
+base::Result<std::size_t> RawConnection::send(std::string_view data) {
   size_t n = 0;
   CURLcode rc = curl_easy_send(static_cast<CURL*>(handle_), data.data(), data.size(), &n);
   if (rc == CURLE_AGAIN) return std::size_t{0};
@@ -377,7 +377,7 @@ cli::Result<std::size_t> RawConnection::send(std::string_view data) {
   return n;
 }
 
-cli::Result<std::size_t> RawConnection::recv(char* buf, std::size_t size, bool* closed) {
+base::Result<std::size_t> RawConnection::recv(char* buf, std::size_t size, bool* closed) {
   size_t n = 0;
   *closed = false;
   CURLcode rc = curl_easy_recv(static_cast<CURL*>(handle_), buf, size, &n);

@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/config.h"
 #include "kube/credentials.h"
 
@@ -79,10 +79,10 @@ class RawConnection {
 
   int socket() const { return fd_; }
   // Bytes taken (perhaps fewer than given); 0 when the socket would block.
-  cli::Result<std::size_t> send(std::string_view data);
+  base::Result<std::size_t> send(std::string_view data);
   // Bytes read into buf; 0 with *closed false when nothing is there yet,
   // with *closed true when the server closed the connection.
-  cli::Result<std::size_t> recv(char* buf, std::size_t size, bool* closed);
+  base::Result<std::size_t> recv(char* buf, std::size_t size, bool* closed);
 
   const std::string& host() const { return host_; }          // for the Host header
   const std::string& path_prefix() const { return prefix_; }  // the server URL's path
@@ -104,14 +104,14 @@ class RawConnection {
 
 class Transport {
  public:
-  static cli::Result<std::shared_ptr<Transport>> create(const RestConfig& config, TransportOptions options = {});
+  static base::Result<std::shared_ptr<Transport>> create(const RestConfig& config, TransportOptions options = {});
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
-  cli::Result<HttpResponse> perform(const HttpRequest& request);
+  base::Result<HttpResponse> perform(const HttpRequest& request);
   // A new connection of its own (never pooled), set up within `timeout`.
-  cli::Result<std::unique_ptr<RawConnection>> connect_raw(std::chrono::milliseconds timeout);
+  base::Result<std::unique_ptr<RawConnection>> connect_raw(std::chrono::milliseconds timeout);
   // Adds a line to the -v request log (for exchanges made over a RawConnection).
   void log_request(const RequestLogEntry& entry);
 

@@ -12,8 +12,8 @@ namespace kube::ws {
 
 namespace {
 
-cli::Error protocol_error(std::string message) {
-  auto e = cli::make_error(cli::ErrorKind::Failed, "WebSocket protocol error: " + std::move(message));
+base::Error protocol_error(std::string message) {
+  auto e = base::make_error(base::ErrorKind::Failed, "WebSocket protocol error: " + std::move(message));
   e.reason = "WebSocketProtocol";
   return e;
 }
@@ -72,10 +72,10 @@ std::string upgrade_request(std::string_view host, std::string_view path, std::s
   return r;
 }
 
-std::optional<cli::Result<UpgradeResponse>> parse_upgrade_response(std::string_view data) {
+std::optional<base::Result<UpgradeResponse>> parse_upgrade_response(std::string_view data) {
   std::size_t end = data.find("\r\n\r\n");
   if (end == std::string_view::npos) {
-    if (data.size() > 64 * 1024) return cli::Result<UpgradeResponse>(protocol_error("answer headers too long"));
+    if (data.size() > 64 * 1024) return base::Result<UpgradeResponse>(protocol_error("answer headers too long"));
     return std::nullopt;
   }
   UpgradeResponse r;
@@ -84,12 +84,12 @@ std::optional<cli::Result<UpgradeResponse>> parse_upgrade_response(std::string_v
   std::size_t eol = head.find("\r\n");
   std::string_view status_line = head.substr(0, eol);
   if (status_line.substr(0, 7) != "HTTP/1." || status_line.size() < 12 || status_line[8] != ' ') {
-    return cli::Result<UpgradeResponse>(protocol_error("not an HTTP/1.1 answer"));
+    return base::Result<UpgradeResponse>(protocol_error("not an HTTP/1.1 answer"));
   }
   int code = 0;
   for (std::size_t i = 9; i < 12; ++i) {
     if (!std::isdigit(static_cast<unsigned char>(status_line[i]))) {
-      return cli::Result<UpgradeResponse>(protocol_error("bad HTTP status line"));
+      return base::Result<UpgradeResponse>(protocol_error("bad HTTP status line"));
     }
     code = code * 10 + (status_line[i] - '0');
   }
@@ -105,7 +105,7 @@ std::optional<cli::Result<UpgradeResponse>> parse_upgrade_response(std::string_v
     auto [it, inserted] = r.headers.emplace(name, value);
     if (!inserted) it->second += ", " + value;
   }
-  return cli::Result<UpgradeResponse>(std::move(r));
+  return base::Result<UpgradeResponse>(std::move(r));
 }
 
 std::string check_upgrade(const UpgradeResponse& r, std::string_view key, std::string_view protocol) {
@@ -152,7 +152,7 @@ std::string encode_frame(Opcode op, std::string_view payload) {
   return encode_frame(op, payload, mask);
 }
 
-std::optional<cli::Result<Frame>> Decoder::next() {
+std::optional<base::Result<Frame>> Decoder::next() {
   for (;;) {
     std::string_view b = std::string_view(buf_).substr(pos_);
     if (b.size() < 2) break;
@@ -160,8 +160,8 @@ std::optional<cli::Result<Frame>> Decoder::next() {
     auto b1 = static_cast<std::uint8_t>(b[1]);
     bool fin = (b0 & 0x80) != 0;
     auto op = static_cast<Opcode>(b0 & 0x0F);
-    if ((b0 & 0x70) != 0) return cli::Result<Frame>(protocol_error("reserved bits set"));
-    if ((b1 & 0x80) != 0) return cli::Result<Frame>(protocol_error("the server masked a frame"));
+    if ((b0 & 0x70) != 0) return base::Result<Frame>(protocol_error("reserved bits set"));
+    if ((b1 & 0x80) != 0) return base::Result<Frame>(protocol_error("the server masked a frame"));
     std::uint64_t len = b1 & 0x7F;
     std::size_t head = 2;
     if (len == 126) {
@@ -175,31 +175,31 @@ std::optional<cli::Result<Frame>> Decoder::next() {
       head = 10;
     }
     bool control = (static_cast<std::uint8_t>(op) & 0x08) != 0;
-    if (control && (!fin || len > 125)) return cli::Result<Frame>(protocol_error("bad control frame"));
+    if (control && (!fin || len > 125)) return base::Result<Frame>(protocol_error("bad control frame"));
     if (len > max_message_ || partial_.size() + len > max_message_) {
-      return cli::Result<Frame>(protocol_error("message larger than " + std::to_string(max_message_) + " bytes"));
+      return base::Result<Frame>(protocol_error("message larger than " + std::to_string(max_message_) + " bytes"));
     }
     if (b.size() < head + len) break;
     std::string_view payload = b.substr(head, static_cast<std::size_t>(len));
     pos_ += head + static_cast<std::size_t>(len);
     if (control) {
       Frame f{op, std::string(payload)};
-      return cli::Result<Frame>(std::move(f));
+      return base::Result<Frame>(std::move(f));
     }
     if (op == Opcode::Continuation) {
-      if (!partial_op_) return cli::Result<Frame>(protocol_error("continuation without a message"));
+      if (!partial_op_) return base::Result<Frame>(protocol_error("continuation without a message"));
     } else if (op == Opcode::Text || op == Opcode::Binary) {
-      if (partial_op_) return cli::Result<Frame>(protocol_error("new message inside a fragmented one"));
+      if (partial_op_) return base::Result<Frame>(protocol_error("new message inside a fragmented one"));
       partial_op_ = op;
     } else {
-      return cli::Result<Frame>(protocol_error("unknown opcode " + std::to_string(static_cast<int>(op))));
+      return base::Result<Frame>(protocol_error("unknown opcode " + std::to_string(static_cast<int>(op))));
     }
     partial_.append(payload);
     if (fin) {
       Frame f{*partial_op_, std::move(partial_)};
       partial_.clear();
       partial_op_.reset();
-      return cli::Result<Frame>(std::move(f));
+      return base::Result<Frame>(std::move(f));
     }
   }
   // Drop consumed bytes now and then so the buffer does not grow.

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/result.h"
+#include "base/result.h"
 
 namespace kube::ws {
 
@@ -55,7 +55,7 @@ struct UpgradeResponse {
 
 // nullopt while the header block is incomplete; an error for something that
 // is not an HTTP/1.x answer.
-std::optional<cli::Result<UpgradeResponse>> parse_upgrade_response(std::string_view data);
+std::optional<base::Result<UpgradeResponse>> parse_upgrade_response(std::string_view data);
 
 // For a 101 answer: Upgrade/Connection, the accept key and the subprotocol
 // are as asked; "" when they are, else what is wrong.
@@ -74,7 +74,7 @@ class Decoder {
   void feed(std::string_view data) { buf_.append(data); }
   // nullopt: more bytes needed. An error: the stream is not valid WebSocket
   // (a masked server frame, an oversized message, a bad continuation).
-  std::optional<cli::Result<Frame>> next();
+  std::optional<base::Result<Frame>> next();
 
  private:
   std::string buf_;

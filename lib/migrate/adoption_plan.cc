@@ -58,7 +58,7 @@ ClusterState cluster_state(const AdoptionPlan& plan, const std::string& ns, cons
 
 }  // namespace
 
-cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest& request, const ValidRequest& valid,
+base::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest& request, const ValidRequest& valid,
                                         const ProgressFn& progress) {
   AdoptionPlan plan;
   plan.apply = request.apply;
@@ -74,7 +74,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
     plan.gate = std::move(*gate);
     if (!plan.gate.quiet()) {
       if (request.apply) {
-        return cli::make_error(cli::ErrorKind::Refused, "the operators are not quiet: " + plan.gate.findings.front(),
+        return base::make_error(base::ErrorKind::Refused, "the operators are not quiet: " + plan.gate.findings.front(),
                                {}, plan.gate.findings.size() > 1 ? "and " + std::to_string(plan.gate.findings.size() - 1) + " more (see the dry-run)" : "");
       }
       for (const auto& f : plan.gate.findings) plan.verdicts.push_back({"W19", f + " (--apply refuses until it is)"});
@@ -99,7 +99,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   if (!plan.inventory.new_api_missing.empty()) {
     std::string missing;
     for (const auto& m : plan.inventory.new_api_missing) missing += (missing.empty() ? "" : ", ") + m;
-    return cli::make_error(cli::ErrorKind::Refused, "the etcd operator's API " + std::string(op::kApiVersion) +
+    return base::make_error(base::ErrorKind::Refused, "the etcd operator's API " + std::string(op::kApiVersion) +
                                                         " is not served (missing: " + missing + ")",
                            {}, "install the etcd operator's v1alpha2 CRDs first");
   }

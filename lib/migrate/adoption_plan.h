@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "etcd/config.h"
 #include "kube/client.h"
 #include "migrate/backup_plan.h"
@@ -58,7 +58,7 @@ using ProgressFn = std::function<void(const std::string&)>;
 // Fatal errors (cannot connect, 403 on discovery, v1alpha2 CRDs missing,
 // the gate refusing an --apply) come back as errors; everything that
 // concerns one cluster is a verdict in its plan.
-cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest& request, const ValidRequest& valid,
+base::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest& request, const ValidRequest& valid,
                                         const ProgressFn& progress);
 
 // cli.md: 3 as soon as one plan is blocked, else 0.

@@ -14,7 +14,7 @@
 
 #include "backup/s3_client.h"
 #include "backup/stream_backup.h"
-#include "cli/outcome.h"
+#include "base/outcome.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
@@ -62,7 +62,7 @@ namespace {
 // A step failed; carries the one-line reason up to the pipeline.
 struct StepError {
   std::string step;
-  cli::Error error;
+  base::Error error;
 };
 
 
@@ -141,9 +141,9 @@ class Pipeline {
     if (hooks_.after_step) hooks_.after_step(p_.ns + "/" + p_.name, step);
     check_stop();
   }
-  [[noreturn]] void fail(const std::string& step, cli::Error e) { throw StepError{step, std::move(e)}; }
+  [[noreturn]] void fail(const std::string& step, base::Error e) { throw StepError{step, std::move(e)}; }
   template <class T>
-  T must(const std::string& step, cli::Result<T> r) {
+  T must(const std::string& step, base::Result<T> r) {
     if (!r) fail(step, std::move(r).error());
     return std::move(*r);
   }
@@ -182,7 +182,7 @@ class Pipeline {
     if (!request_.backup_dir.empty()) {
       std::error_code ec;
       if (!std::filesystem::is_directory(request_.backup_dir, ec) || ::access(request_.backup_dir.c_str(), W_OK) != 0) {
-        fail(step, cli::make_error(cli::ErrorKind::Refused, "is not a writable directory",
+        fail(step, base::make_error(base::ErrorKind::Refused, "is not a writable directory",
                                    "--backup-dir " + request_.backup_dir, "create it first"));
       }
     }
@@ -229,12 +229,12 @@ class Pipeline {
       // stored object; AlreadyExists (a concurrent run) is read below.
       json secret = *p_.root_secret;
       std::string generated = generate_password();
-      if (generated.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "no randomness for a password"));
+      if (generated.empty()) fail(step, base::make_error(base::ErrorKind::Failed, "no randomness for a password"));
       secret["stringData"]["password"] = generated;
       auto created = k_.create(kube::resources::secrets, p_.ns, secret);
       if (created) {
         password_ = secret_password(*created);
-        if (password_.empty()) fail(step, cli::make_error(cli::ErrorKind::Failed, "has no password after its creation", object));
+        if (password_.empty()) fail(step, base::make_error(base::ErrorKind::Failed, "has no password after its creation", object));
         done(step, true);
         return;
       }
@@ -244,12 +244,12 @@ class Pipeline {
     auto existing = k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name);
     if (!existing) {
       if (!kube::is_not_found(existing.error())) fail(step, existing.error());
-      fail(step, cli::make_error(cli::ErrorKind::Refused, "does not exist", object,
+      fail(step, base::make_error(base::ErrorKind::Refused, "does not exist", object,
                                  "create it with a password key (--auth-secret)"));
     }
     password_ = secret_password(*existing);
     if (password_.empty()) {
-      fail(step, cli::make_error(cli::ErrorKind::Refused, "has no password", object,
+      fail(step, base::make_error(base::ErrorKind::Refused, "has no password", object,
                                  "give it a non-empty password key, or delete it to have one generated"));
     }
     done(step, false);
@@ -260,13 +260,13 @@ class Pipeline {
     if (etcd_) return *etcd_;
     const std::string step = "connect to etcd";
     // The material the plan's inspection read and dialled with (not read again).
-    auto tls = plan_.legacy_tls.size() > index_ && plan_.legacy_tls[index_] ? cli::Result<etcd::TlsConfig>(*plan_.legacy_tls[index_])
+    auto tls = plan_.legacy_tls.size() > index_ && plan_.legacy_tls[index_] ? base::Result<etcd::TlsConfig>(*plan_.legacy_tls[index_])
                                                                          : legacy_tls(k_, legacy_);
     if (!tls) fail(step, tls.error());
     InspectOptions how;
     if (valid_.connect == Connect::PortForward) how.forwards = std::make_shared<kube::PortForwards>(k_.shared_transport());
     targets_ = etcd_targets(legacy_, plan_.inventory, *tls, how);
-    if (targets_.empty()) fail(step, cli::make_error(cli::ErrorKind::CannotConnect, "no Ready member pod to dial"));
+    if (targets_.empty()) fail(step, base::make_error(base::ErrorKind::CannotConnect, "no Ready member pod to dial"));
     etcd::Config config = cluster_config(targets_);
     config.call_timeout = 10s;
     etcd_ = must(step, etcd::Client::create(config));
@@ -340,7 +340,7 @@ class Pipeline {
     req.cancelled = [this] { return hooks_.stop != nullptr && hooks_.stop->load() != 0; };
     progress("backup: streaming a snapshot to " + backup_destinations());
     auto r = backup::stream_backup(c, req);
-    if (!r && r.error().kind == cli::ErrorKind::Interrupted) throw Stop{};
+    if (!r && r.error().kind == base::ErrorKind::Interrupted) throw Stop{};
     if (!r) fail(step, std::move(r).error());
     std::string where;
     for (const auto& d : r->destinations) where += (where.empty() ? "" : " and ") + d;
@@ -378,7 +378,7 @@ class Pipeline {
     o.progress = [this](const std::string& line) { progress(line); };
     progress("backup: a Job of the snapshot agent writes " + where);
     auto r = run_backup_job(k_, spec, o);
-    if (!r && r.error().kind == cli::ErrorKind::Interrupted) throw Stop{};
+    if (!r && r.error().kind == base::ErrorKind::Interrupted) throw Stop{};
     if (!r) fail(step, std::move(r).error());
     result_.backup = where + " (by Job " + r->job + ", " + r->how + ")";
     done(step, true);
@@ -444,7 +444,7 @@ class Pipeline {
     bool acted = false;
     // Created straight away when the plan found none (AlreadyExists: a
     // concurrent run's, read and judged below); read when it found one.
-    cli::Result<json> existing = cli::make_error(cli::ErrorKind::NotFound, "not found by the plan");
+    base::Result<json> existing = base::make_error(base::ErrorKind::NotFound, "not found by the plan");
     if (find_object(plan_.inventory.new_clusters, p_.ns, p_.name) != nullptr) {
       existing = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
     }
@@ -461,7 +461,7 @@ class Pipeline {
     }
     // D10: only our own object for this legacy cluster.
     if (op::annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
-      fail(step, cli::make_error(cli::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
+      fail(step, base::make_error(base::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
                                  "etcdcluster \"" + p_.ns + "/" + p_.name + "\"", "B17: it is not ours to adopt into"));
     }
     // Status prefill (§8.3), re-read and re-decided on a conflict.
@@ -481,7 +481,7 @@ class Pipeline {
     }
     std::string id = op::string_at(cluster, "/status/clusterID");
     if (id != p_.cluster_id) {
-      fail(step, cli::make_error(cli::ErrorKind::Refused, "records cluster ID " + id + " but etcd reports " + p_.cluster_id,
+      fail(step, base::make_error(base::ErrorKind::Refused, "records cluster ID " + id + " but etcd reports " + p_.cluster_id,
                                  "etcdcluster \"" + p_.ns + "/" + p_.name + "\""));
     }
     cluster_ = cluster;
@@ -498,7 +498,7 @@ class Pipeline {
       json member = json(p_.members[i]);
       member["metadata"]["ownerReferences"][0]["uid"] = cluster_uid;
       // As the cluster: created straight away when the plan found none.
-      cli::Result<json> got = cli::make_error(cli::ErrorKind::NotFound, "not found by the plan");
+      base::Result<json> got = base::make_error(base::ErrorKind::NotFound, "not found by the plan");
       if (find_object(plan_.inventory.new_members, p_.ns, m) != nullptr) got = k_.get(op::resources::etcdmembers, p_.ns, m);
       if (!got) {
         if (!kube::is_not_found(got.error())) fail(step, got.error());
@@ -511,7 +511,7 @@ class Pipeline {
       json live = *got;
       const json* ctrl = op::controller_of(live);
       if (ctrl == nullptr || ctrl->value("uid", "") != cluster_uid) {
-        fail(step, cli::make_error(cli::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
+        fail(step, base::make_error(base::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
                                    "etcdmember \"" + p_.ns + "/" + m + "\"", "B17: it is not ours to take over"));
       }
       for (int attempt = 0; op::string_at(live, "/status/memberID").empty(); ++attempt) {
@@ -552,7 +552,7 @@ class Pipeline {
   bool set_service_owners(const std::string& step, const std::string& name, const json* known,
                           const std::function<json(const json&)>& owners) {
     for (int attempt = 0;; ++attempt) {
-      auto svc = attempt == 0 && known != nullptr ? cli::Result<json>(*known)
+      auto svc = attempt == 0 && known != nullptr ? base::Result<json>(*known)
                                                   : k_.get(kube::resources::services, p_.ns, name);
       if (!svc) {
         if (kube::is_not_found(svc.error())) return false;
@@ -960,17 +960,17 @@ ApplyReport apply_plan(kube::Client& client, const AdoptionPlan& plan, const Ado
 int apply_exit_code(const ApplyReport& report) {
   if (report.signal == SIGINT) return 130;
   if (report.signal == SIGTERM) return 143;
-  std::vector<cli::Outcome> outcomes;
+  std::vector<base::Outcome> outcomes;
   for (const auto& c : report.clusters) {
-    outcomes.push_back(c.outcome == ClusterOutcome::Adopted   ? cli::Outcome::Succeeded
-                       : c.outcome == ClusterOutcome::Blocked ? cli::Outcome::Blocked
-                                                              : cli::Outcome::Failed);
+    outcomes.push_back(c.outcome == ClusterOutcome::Adopted   ? base::Outcome::Succeeded
+                       : c.outcome == ClusterOutcome::Blocked ? base::Outcome::Blocked
+                                                              : base::Outcome::Failed);
   }
   for (const auto& b : report.backups) {
-    if (b.outcome == "failed") outcomes.push_back(cli::Outcome::Failed);
-    else if (b.outcome == "blocked") outcomes.push_back(cli::Outcome::Blocked);
+    if (b.outcome == "failed") outcomes.push_back(base::Outcome::Failed);
+    else if (b.outcome == "blocked") outcomes.push_back(base::Outcome::Blocked);
   }
-  return cli::aggregate_exit_code(outcomes);
+  return base::aggregate_exit_code(outcomes);
 }
 
 }  // namespace migrate

@@ -1,6 +1,6 @@
 #include "migrate/backup_plan.h"
 
-#include "cli/yaml_emit.h"
+#include "output/yaml_emit.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 
@@ -149,7 +149,7 @@ BackupPlan plan_schedule(const json& schedule, const BackupPlanOptions& options)
                 {"kind", std::string(op::kKindEtcdSnapshot)},
                 {"metadata", {{"generateName", s + "-"}, {"namespace", ns}}},
                 {"spec", {{"clusterRef", cluster_ref}, {"destination", destination}}}};
-  std::string script = "kubectl create -f - <<'EOF'\n" + cli::to_yaml(tmpl) + "EOF\n";
+  std::string script = "kubectl create -f - <<'EOF'\n" + output::to_yaml(tmpl) + "EOF\n";
 
   plan.action = BackupAction::Print;
   plan.objects.push_back({{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", sa}, {"namespace", ns}}}});

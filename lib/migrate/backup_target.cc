@@ -16,7 +16,7 @@ backup::S3Location s3_location(const AdoptRequest& request) {
   return l;
 }
 
-cli::Result<backup::S3Destination> s3_destination(kube::Client& client, const std::string& ns,
+base::Result<backup::S3Destination> s3_destination(kube::Client& client, const std::string& ns,
                                                   const AdoptRequest& request) {
   backup::S3Destination d;
   d.location = s3_location(request);
@@ -30,8 +30,8 @@ cli::Result<backup::S3Destination> s3_destination(kube::Client& client, const st
   const std::string object = "secret \"" + ns + "/" + request.s3_credentials_secret + "\"";
   auto secret = client.get(kube::resources::secrets, ns, request.s3_credentials_secret);
   if (!secret) {
-    if (secret.error().kind == cli::ErrorKind::NotFound) {
-      return cli::make_error(cli::ErrorKind::NotFound, "does not exist", object,
+    if (secret.error().kind == base::ErrorKind::NotFound) {
+      return base::make_error(base::ErrorKind::NotFound, "does not exist", object,
                              "create it with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
                              "(--backup-s3-credentials-secret)");
     }

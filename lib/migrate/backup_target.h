@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backup/stream_backup.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 #include "migrate/request.h"
 
@@ -18,7 +18,7 @@ backup::S3Location s3_location(const AdoptRequest& request);
 
 // The destination of one namespace's backup. Errors name the Secret or the
 // variable and the fix, never a value.
-cli::Result<backup::S3Destination> s3_destination(kube::Client& client, const std::string& ns,
+base::Result<backup::S3Destination> s3_destination(kube::Client& client, const std::string& ns,
                                                   const AdoptRequest& request);
 
 }  // namespace migrate

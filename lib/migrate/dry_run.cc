@@ -18,21 +18,21 @@ struct Judge {
   std::vector<Verdict> rejections;
   int requests = 0;
 
-  void check(const cli::Status& s, const std::string& what) {
+  void check(const base::Status& s, const std::string& what) {
     ++requests;
     if (s.ok()) return;
-    const cli::Error& e = s.error();
+    const base::Error& e = s.error();
     // An object of an earlier run is done, not rejected (E3).
     if (e.reason == "AlreadyExists") return;
     std::string text = e.message;
     for (const auto& c : e.causes) text += "; " + c;
-    rejections.push_back({"B16", "the API server rejects " + what + " (dry-run): " + cli::fold_line(text)});
+    rejections.push_back({"B16", "the API server rejects " + what + " (dry-run): " + base::fold_line(text)});
   }
   void create(const kube::Resource& r, const std::string& ns, const json& object, const std::string& what) {
     kube::WriteOptions o;
     o.dry_run = true;
     auto res = client.create(r, ns, object, o);
-    check(res.ok() ? cli::Status() : cli::Status(res.error()), what);
+    check(res.ok() ? base::Status() : base::Status(res.error()), what);
   }
   void patch(const kube::Resource& r, const std::string& ns, const std::string& name, const json& p,
              const std::string& what) {
@@ -40,14 +40,14 @@ struct Judge {
     kube::PatchOptions o;
     o.dry_run = true;
     auto res = client.patch(r, ns, name, kube::PatchType::Merge, p, o);
-    check(res.ok() ? cli::Status() : cli::Status(res.error()), what);
+    check(res.ok() ? base::Status() : base::Status(res.error()), what);
   }
   void remove(const kube::Resource& r, const std::string& ns, const std::string& name, const std::string& what) {
     kube::DeleteOptions o;
     o.dry_run = true;
     auto res = client.remove(r, ns, name, o);
-    if (!res && res.error().kind == cli::ErrorKind::NotFound) return;
-    check(res.ok() ? cli::Status() : cli::Status(res.error()), what);
+    if (!res && res.error().kind == base::ErrorKind::NotFound) return;
+    check(res.ok() ? base::Status() : base::Status(res.error()), what);
   }
 };
 

@@ -82,7 +82,7 @@ bool selector_matches(const json& selector, const json& labels) {
   return any;
 }
 
-cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh,
+base::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh,
                                           const std::string& scope) {
   GateReport report;
   std::set<std::string> repositories;
@@ -93,7 +93,7 @@ cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinate
   for (const auto& c : all) {
     auto dep = client.get(kube::resources::deployments, c.ns, c.name);
     if (!dep) {
-      if (dep.error().kind == cli::ErrorKind::NotFound) {
+      if (dep.error().kind == base::ErrorKind::NotFound) {
         report.notes.push_back("Deployment " + c.text() + " does not exist (counted as down)");
         deployments.push_back(json());
         continue;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 #include "migrate/request.h"
 
@@ -27,7 +27,7 @@ struct GateReport {
 // own pods are still checked). `scope` is the one namespace being adopted
 // ("" = all): a pod of an operator image elsewhere whose container watches
 // only other namespaces is then a note, not a finding.
-cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy,
+base::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy,
                                           const Coordinates& fresh, const std::string& scope);
 
 // Whether a Deployment's label selector (matchLabels, matchExpressions)

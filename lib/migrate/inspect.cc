@@ -26,8 +26,8 @@ std::string secret_key(const json& secret, const std::string& key) {
 
 bool looks_like_pem_cert(const std::string& s) { return s.find("-----BEGIN CERTIFICATE-----") != std::string::npos; }
 
-cli::Error secret_error(const std::string& ns, const std::string& name, const std::string& what) {
-  return cli::make_error(cli::ErrorKind::Failed, what, "secret \"" + ns + "/" + name + "\"");
+base::Error secret_error(const std::string& ns, const std::string& name, const std::string& what) {
+  return base::make_error(base::ErrorKind::Failed, what, "secret \"" + ns + "/" + name + "\"");
 }
 
 bool condition_true(const json& pod, const char* type) {
@@ -40,7 +40,7 @@ bool condition_true(const json& pod, const char* type) {
 }
 
 // A TLS verification failure is worth one retry with the Service's name (D6).
-bool tls_name_problem(const cli::Error& e) {
+bool tls_name_problem(const base::Error& e) {
   std::string text = e.one_line();
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   for (const char* needle : {"ssl", "certificate", "handshake", "peer name", "tls"}) {
@@ -51,7 +51,7 @@ bool tls_name_problem(const cli::Error& e) {
 
 }  // namespace
 
-cli::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy) {
+base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy) {
   etcd::TlsConfig tls;
   const std::string server = legacy.tls_secret("serverSecret");
   if (server.empty()) return tls;
@@ -187,7 +187,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     std::string errors;
     for (auto& target : targets) {
       std::string err = ask_etcd(target, facts);
-      if (!err.empty() && !tls->ca_pem.empty() && tls_name_problem(cli::make_error(cli::ErrorKind::Failed, err))) {
+      if (!err.empty() && !tls->ca_pem.empty() && tls_name_problem(base::make_error(base::ErrorKind::Failed, err))) {
         // D6: the server certificate may name only the Service.
         EtcdTarget by_service = target;
         by_service.config.tls.server_name = op::service_dns(legacy.client_service(), ns);
@@ -236,10 +236,10 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
 
 namespace migrate {
 
-cli::Result<bool> live_auth_enabled(etcd::Client& c) {
+base::Result<bool> live_auth_enabled(etcd::Client& c) {
   auto auth = c.auth_status();
   if (auth) return auth;
-  const cli::Error& e = auth.error();
+  const base::Error& e = auth.error();
   // etcd 3.4 has no AuthStatus (gRPC UNIMPLEMENTED, "unknown method").
   if (e.status != 12 && e.one_line().find("unknown method") == std::string::npos) return auth;
   // A login that cannot succeed tells the two states apart without changing
@@ -253,7 +253,7 @@ cli::Result<bool> live_auth_enabled(etcd::Client& c) {
     auto user = c.user_get("root");
     if (user || user.error().reason == etcd::reason::kUserNotFound) return false;
     std::string text = user.error().one_line();
-    if (user.error().kind == cli::ErrorKind::PermissionDenied || text.find("user name is empty") != std::string::npos ||
+    if (user.error().kind == base::ErrorKind::PermissionDenied || text.find("user name is empty") != std::string::npos ||
         text.find("permission denied") != std::string::npos) {
       return true;
     }

@@ -35,7 +35,7 @@ struct EtcdTarget {
 
 // The legacy cluster's TLS material (§6.3 with D6), or an error naming the
 // Secret and key. Plaintext clusters give an empty TlsConfig.
-cli::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy);
+base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy);
 
 // The Ready member pods (D12: named <c>-<i>, Ready condition True, with an
 // IP), in name order, each with its dial configuration (E14: the pod IP, TLS
@@ -52,7 +52,7 @@ namespace migrate {
 
 // Whether auth is on in etcd (AuthStatus; on etcd 3.4, which lacks it, a
 // login probe that cannot succeed).
-cli::Result<bool> live_auth_enabled(etcd::Client& c);
+base::Result<bool> live_auth_enabled(etcd::Client& c);
 
 // One configuration reaching every target (each endpoint verified as its
 // own member's DNS name), for calls that fan out or fail over.

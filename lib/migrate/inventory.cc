@@ -20,7 +20,7 @@ std::vector<json> items_of(json list) {
 }
 
 // A list where "not served" reads as empty; served tells which it was.
-cli::Result<std::vector<json>> list_if_served(kube::Client& client, const kube::Resource& r, const std::string& ns,
+base::Result<std::vector<json>> list_if_served(kube::Client& client, const kube::Resource& r, const std::string& ns,
                                               bool& served, const kube::ListOptions& options = {}) {
   auto check = client.discovery().served(r);
   if (!check) {
@@ -51,7 +51,7 @@ bool names_legacy_group(const json& webhook) {
 
 }  // namespace
 
-cli::Result<Inventory> discover(kube::Client& client, const std::string& ns) {
+base::Result<Inventory> discover(kube::Client& client, const std::string& ns) {
   Inventory inv;
   inv.scope = ns;
   auto clusters = list_if_served(client, op::resources::legacy_etcdclusters, ns, inv.clusters_served);
@@ -66,7 +66,7 @@ cli::Result<Inventory> discover(kube::Client& client, const std::string& ns) {
   return inv;
 }
 
-cli::Status read_scope(kube::Client& client, Inventory& inv, std::string& warning) {
+base::Status read_scope(kube::Client& client, Inventory& inv, std::string& warning) {
   const std::string& ns = inv.scope;
   struct NewKind {
     const kube::Resource* r;

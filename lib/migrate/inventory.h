@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 
 namespace migrate {
@@ -33,13 +33,13 @@ struct Inventory {
 };
 
 // Lists the three legacy kinds.
-cli::Result<Inventory> discover(kube::Client& client, const std::string& ns);
+base::Result<Inventory> discover(kube::Client& client, const std::string& ns);
 
 // Lists what planning reads beside them: the new API's objects (after
 // checking they are served), the etcd pods, PVCs and Services of the scope,
 // and the legacy webhook configurations (which may be unreadable: then the
 // list stays empty and `warning` says why).
-cli::Status read_scope(kube::Client& client, Inventory& inventory, std::string& warning);
+base::Status read_scope(kube::Client& client, Inventory& inventory, std::string& warning);
 
 // The objects of one namespace and name in a list, or nullptr.
 const nlohmann::json* find_object(const std::vector<nlohmann::json>& objects, const std::string& ns,

@@ -11,21 +11,21 @@ namespace migrate {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-cli::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& request,
+base::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& request,
                                      const Coordinates& new_controller) {
   if (!request.agent_image.empty()) return request.agent_image;
   const std::string object = "deployment \"" + new_controller.text() + "\"";
   auto d = client.get(kube::resources::deployments, new_controller.ns, new_controller.name);
   if (!d) {
-    if (d.error().kind == cli::ErrorKind::NotFound) {
-      return cli::make_error(cli::ErrorKind::Refused, "does not exist: no snapshot agent image to take", object,
+    if (d.error().kind == base::ErrorKind::NotFound) {
+      return base::make_error(base::ErrorKind::Refused, "does not exist: no snapshot agent image to take", object,
                              "pass --agent-image IMAGE (the new operator's image)");
     }
     return std::move(d).error();
   }
   const json* containers = op::find_at(*d, "/spec/template/spec/containers");
   if (containers == nullptr || !containers->is_array() || containers->empty()) {
-    return cli::make_error(cli::ErrorKind::Refused, "has no containers: no snapshot agent image to take", object,
+    return base::make_error(base::ErrorKind::Refused, "has no containers: no snapshot agent image to take", object,
                            "pass --agent-image IMAGE (the new operator's image)");
   }
   for (const auto& c : *containers) {
@@ -34,12 +34,12 @@ cli::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& r
   return (*containers)[0].value("image", "");
 }
 
-cli::Status check_job_destination(kube::Client& client, const std::string& ns, const AdoptRequest& request) {
+base::Status check_job_destination(kube::Client& client, const std::string& ns, const AdoptRequest& request) {
   if (!request.pvc_claim.empty()) {
     auto pvc = client.get(kube::resources::persistentvolumeclaims, ns, request.pvc_claim);
     if (pvc) return {};
-    if (pvc.error().kind == cli::ErrorKind::NotFound) {
-      return cli::make_error(cli::ErrorKind::NotFound, "does not exist",
+    if (pvc.error().kind == base::ErrorKind::NotFound) {
+      return base::make_error(base::ErrorKind::NotFound, "does not exist",
                              "persistentvolumeclaim \"" + ns + "/" + request.pvc_claim + "\"",
                              "create it in every migrated namespace (--backup-pvc-claim)");
     }
@@ -75,13 +75,13 @@ std::string env_value(const json& job, const std::string& name) {
 
 }  // namespace
 
-cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,
+base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,
                                             const JobBackupOptions& o) {
   const json job = backup::backup_job(spec);
   const std::string name = job["metadata"]["name"];
   const std::string object = "job \"" + spec.ns + "/" + name + "\"";
   JobBackupResult result{spec.ns + "/" + name, "completed"};
-  auto interrupted = [&] { return cli::make_error(cli::ErrorKind::Interrupted, "stopped while waiting", object); };
+  auto interrupted = [&] { return base::make_error(base::ErrorKind::Interrupted, "stopped while waiting", object); };
 
   bool ours = true;  // created by this call: ours to delete when it cannot succeed
   auto existing = client.get(kube::resources::jobs, spec.ns, name);
@@ -101,10 +101,10 @@ cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::
       kube::DeleteOptions d;
       d.propagation = kube::Propagation::Foreground;
       auto r = client.remove(kube::resources::jobs, spec.ns, name, d);
-      if (!r && r.error().kind != cli::ErrorKind::NotFound) return std::move(r).error();
+      if (!r && r.error().kind != base::ErrorKind::NotFound) return std::move(r).error();
       if (auto w = client.wait_deleted(kube::resources::jobs, spec.ns, name, o.delete_wait); !w) return w.error();
     }
-  } else if (existing.error().kind != cli::ErrorKind::NotFound) {
+  } else if (existing.error().kind != base::ErrorKind::NotFound) {
     return std::move(existing).error();
   }
   if (ours) {
@@ -117,13 +117,13 @@ cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::
     }
   }
 
-  auto give_up = [&](cli::Error e) -> cli::Result<JobBackupResult> {
-    if (ours && e.kind != cli::ErrorKind::Interrupted) {
+  auto give_up = [&](base::Error e) -> base::Result<JobBackupResult> {
+    if (ours && e.kind != base::ErrorKind::Interrupted) {
       // A Job that cannot succeed would be waited for by the re-run.
       kube::DeleteOptions d;
       d.propagation = kube::Propagation::Background;
       (void)client.remove(kube::resources::jobs, spec.ns, name, d);
-    } else if (!ours && e.kind != cli::ErrorKind::Interrupted) {
+    } else if (!ours && e.kind != base::ErrorKind::Interrupted) {
       e.hint += std::string(e.hint.empty() ? "" : "; ") + "the Job was not created by this run and is kept: " +
                 "kubectl -n " + spec.ns + " delete job " + name + " once no other etcd-migrate runs";
     }
@@ -140,7 +140,7 @@ cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::
       return result;
     }
     if (v.phase == backup::JobPhase::Failed) {
-      return give_up(cli::make_error(cli::ErrorKind::Failed, "failed: " + v.reason, object,
+      return give_up(base::make_error(base::ErrorKind::Failed, "failed: " + v.reason, object,
                                      "kubectl -n " + spec.ns + " logs job/" + name));
     }
     kube::ListOptions l;
@@ -150,13 +150,13 @@ cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::
     for (const auto& p : (*pods)["items"]) {
       std::string why = backup::pod_stuck_reason(p);
       if (!why.empty()) {
-        return give_up(cli::make_error(cli::ErrorKind::Failed,
+        return give_up(base::make_error(base::ErrorKind::Failed,
                                        "its pod " + op::string_at(p, "/metadata/name") + " cannot start: " + why, object,
                                        "fix the cause (the credentials Secret, the PVC, --agent-image) and re-run"));
       }
     }
     if (Clock::now() >= deadline) {
-      return give_up(cli::make_error(cli::ErrorKind::Timeout, "did not finish within --backup-timeout", object,
+      return give_up(base::make_error(base::ErrorKind::Timeout, "did not finish within --backup-timeout", object,
                                      "give a longer --backup-timeout, or check the Job's pod"));
     }
     if (!sleep_or_cancel(o)) return give_up(interrupted());

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "backup/backup_job.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 #include "migrate/request.h"
 
@@ -21,13 +21,13 @@ namespace migrate {
 
 // --agent-image, else the image of the new controller Deployment's container
 // "manager", else of its first container (it answers at 0 replicas too).
-cli::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& request,
+base::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& request,
                                      const Coordinates& new_controller);
 
 // D13's pre-flight check of the Job's destination in `ns`: the S3 credentials
 // Secret exists with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the PVC
 // exists. Errors name the object and the fix.
-cli::Status check_job_destination(kube::Client& client, const std::string& ns, const AdoptRequest& request);
+base::Status check_job_destination(kube::Client& client, const std::string& ns, const AdoptRequest& request);
 
 struct JobBackupOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};  // --backup-timeout: the wait, and the Job's deadline
@@ -42,7 +42,7 @@ struct JobBackupResult {
   std::string how;          // "completed", "reused (it had completed)", "completed (a Job already running)"
 };
 
-cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,
+base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,
                                             const JobBackupOptions& options);
 
 }  // namespace migrate

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "cli/yaml_emit.h"
+#include "output/yaml_emit.h"
 #include "operator/names.h"
 
 namespace migrate {
@@ -13,7 +13,7 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 // Manifests print with keys in byte order, as kubectl and the reference do.
-std::string manifest(const ojson& object) { return "---\n" + cli::to_yaml(ojson(json(object))); }
+std::string manifest(const ojson& object) { return "---\n" + output::to_yaml(ojson(json(object))); }
 
 void verdict_lines(std::ostringstream& out, const std::vector<Verdict>& verdicts) {
   for (const auto& v : verdicts) {

@@ -1,18 +1,19 @@
 #include "migrate/request.h"
 
+#include "base/duration.h"
 #include "operator/names.h"
 
 namespace migrate {
 
 namespace {
 
-cli::Error usage(std::string message, std::string hint = {}) {
-  return cli::make_error(cli::ErrorKind::Usage, std::move(message), {}, std::move(hint));
+base::Error usage(std::string message, std::string hint = {}) {
+  return base::make_error(base::ErrorKind::Usage, std::move(message), {}, std::move(hint));
 }
 
 }  // namespace
 
-cli::Result<Coordinates> parse_coordinates(const std::string& flag, const std::string& value) {
+base::Result<Coordinates> parse_coordinates(const std::string& flag, const std::string& value) {
   auto slash = value.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == value.size() ||
       value.find('/', slash + 1) != std::string::npos) {
@@ -22,7 +23,7 @@ cli::Result<Coordinates> parse_coordinates(const std::string& flag, const std::s
   return Coordinates{value.substr(0, slash), value.substr(slash + 1)};
 }
 
-cli::Result<ValidRequest> validate(const AdoptRequest& r) {
+base::Result<ValidRequest> validate(const AdoptRequest& r) {
   ValidRequest v;
   auto legacy = parse_coordinates("--legacy-controller", r.legacy_controller);
   if (!legacy) return legacy.error();
@@ -49,9 +50,9 @@ cli::Result<ValidRequest> validate(const AdoptRequest& r) {
   else if (r.backup_mode == "job") v.backup_mode = BackupMode::Job;
   else return usage("--backup-mode \"" + r.backup_mode + "\" is not one of stream, job");
 
-  auto timeout = cli::parse_duration(r.backup_timeout);
+  auto timeout = base::parse_duration(r.backup_timeout);
   if (!timeout) {
-    cli::Error e = timeout.error();
+    base::Error e = timeout.error();
     e.message = "--backup-timeout: " + e.message;
     return e;
   }

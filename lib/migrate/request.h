@@ -6,8 +6,8 @@
 #include <chrono>
 #include <string>
 
-#include "cli/kube_flags.h"
-#include "cli/result.h"
+#include "kube/connect_options.h"
+#include "base/result.h"
 
 namespace migrate {
 
@@ -15,7 +15,7 @@ enum class Connect { Auto, Direct, PortForward };
 enum class BackupMode { Stream, Job };
 
 struct AdoptRequest {
-  cli::KubeFlags kube;  // -n empty = every namespace (the reference's scope)
+  kube::ConnectOptions kube;  // -n empty = every namespace (the reference's scope)
   bool apply = false;
   bool dry_run = false;  // explicit synonym of "no --apply" (E12)
   bool yes = false;
@@ -65,8 +65,8 @@ struct ValidRequest {
 
 // adoption.md §2's rules in order, then E9 and E12. Every failure is a usage
 // error (128, cli.md wins over the reference's 1) naming the flag and the fix.
-cli::Result<ValidRequest> validate(const AdoptRequest& request);
+base::Result<ValidRequest> validate(const AdoptRequest& request);
 
-cli::Result<Coordinates> parse_coordinates(const std::string& flag, const std::string& value);
+base::Result<Coordinates> parse_coordinates(const std::string& flag, const std::string& value);
 
 }  // namespace migrate

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "admin/target.h"
-#include "cli/render.h"
-#include "cli/rfc3339.h"
+#include "output/render.h"
+#include "base/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
@@ -141,7 +141,7 @@ class Verifier {
     auto l = k_.get(op::resources::legacy_etcdclusters, v_.ns, v_.name);
     std::string marker = op::annotation(cluster_, op::kAnnAdoptedFrom);
     if (!l) {
-      bool gone = l.error().kind == cli::ErrorKind::NotFound || l.error().reason == "NotServed";
+      bool gone = l.error().kind == base::ErrorKind::NotFound || l.error().reason == "NotServed";
       add("LEGACY", gone, gone ? "the legacy EtcdCluster is gone" : l.error().one_line());
       return;
     }
@@ -177,13 +177,13 @@ class Verifier {
   // it, and how the wait ends (docs/adoption-runbook.md, "Legacy webhooks").
   std::string terminating_detail(const json& l, const std::string& object) {
     const std::string since = op::string_at(l, "/metadata/deletionTimestamp");
-    auto t = cli::parse_rfc3339_seconds(since);
+    auto t = base::parse_rfc3339_seconds(since);
     std::string detail = "the legacy EtcdCluster is Terminating";
     if (t) {
       long long seconds = std::max<long long>(0, static_cast<long long>(std::time(nullptr) - *t));
       v_.legacy_terminating_since = since;
       v_.legacy_terminating_seconds = seconds;
-      detail = "the legacy EtcdCluster has been Terminating for " + cli::human_age(std::chrono::seconds(seconds)) +
+      detail = "the legacy EtcdCluster has been Terminating for " + output::human_age(std::chrono::seconds(seconds)) +
                " (since " + since + ")";
     }
     std::string hooks;
@@ -362,7 +362,7 @@ class Verifier {
     // The client certificate stays (etcd may require one); Authenticate
     // checks the password whatever the certificate says.
     auto login = etcd::Client::create(config);
-    cli::Status s = login ? (*login)->authenticate("root", password) : cli::Status(login.error());
+    base::Status s = login ? (*login)->authenticate("root", password) : base::Status(login.error());
     add("AUTH", s.ok(), s.ok() ? "root logs in with the password of Secret " + secret_name
                                : "root cannot log in with the Secret's password: " + s.error().one_line());
   }
@@ -380,7 +380,7 @@ class Verifier {
 
 }  // namespace
 
-cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request) {
+base::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request) {
   auto list = client.list_all(op::resources::etcdclusters, request.ns);
   if (!list) return list.error();
   std::vector<json> adopted;
@@ -392,7 +392,7 @@ cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequ
     namespaces.insert(op::string_at(c, "/metadata/namespace"));
   }
   if (adopted.empty()) {
-    return cli::make_error(cli::ErrorKind::NotFound,
+    return base::make_error(base::ErrorKind::NotFound,
                            "no adopted EtcdCluster" + (request.name.empty() ? std::string() : " named " + request.name) +
                                (request.ns.empty() ? " in any namespace" : " in namespace " + request.ns),
                            {}, "adopt it first with etcd-migrate adopt --apply");
@@ -400,7 +400,7 @@ cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequ
   if (!request.name.empty() && request.ns.empty() && namespaces.size() > 1) {
     std::string list_ns;
     for (const auto& n : namespaces) list_ns += (list_ns.empty() ? "" : ", ") + n;
-    return cli::make_error(cli::ErrorKind::Usage, "EtcdCluster " + request.name + " exists in several namespaces (" + list_ns + ")",
+    return base::make_error(base::ErrorKind::Usage, "EtcdCluster " + request.name + " exists in several namespaces (" + list_ns + ")",
                            {}, "give -n NAMESPACE");
   }
   VerifyReport report;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/consistency.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 
 namespace migrate {
@@ -46,7 +46,7 @@ struct VerifyRequest {
 
 // NotFound (6) when nothing adopted matches; Usage (128) when a name without
 // -n is found in several namespaces (E12).
-cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request);
+base::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request);
 
 nlohmann::ordered_json to_json(const VerifyReport& report);
 std::string verify_text(const VerifyReport& report);

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "backup/sha256.h"
+#include "base/sha256.h"
 
 namespace op {
 
@@ -58,7 +58,7 @@ inline std::string migration_snapshot_job(std::string_view c) {
   constexpr std::size_t max = 63;
   std::string name = std::string(c) + std::string(suffix);
   if (name.size() <= max) return name;
-  std::string hash = backup::to_hex(backup::sha256(c)).substr(0, 8);
+  std::string hash = base::to_hex(base::sha256(c)).substr(0, 8);
   std::string head(c.substr(0, max - suffix.size() - hash.size() - 1));
   while (!head.empty() && (head.back() == '-' || head.back() == '.')) head.pop_back();
   return head + "-" + hash + std::string(suffix);

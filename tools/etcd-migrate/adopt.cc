@@ -10,7 +10,7 @@
 
 #include "cli/kube_flags.h"
 #include "cli/progress.h"
-#include "cli/render.h"
+#include "output/render.h"
 #include "migrate/adoption_plan.h"
 #include "migrate/apply.h"
 #include "migrate/plan_text.h"
@@ -56,18 +56,18 @@ int confirm(cli::Program& program, const migrate::AdoptionPlan& plan, bool yes) 
   return 0;
 }
 
-int fail(cli::Program& program, const cli::Error& e) {
+int fail(cli::Program& program, const base::Error& e) {
   program.diag->error(e);
-  return cli::exit_code(e.kind);
+  return base::exit_code(e.kind);
 }
 
 int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_namespaces) {
   cli::Diag& diag = *program.diag;
   diag.set_quiet(request.kube.quiet);
   if (all_namespaces && !request.kube.ns.empty()) {
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "-A/--all-namespaces and -n/--namespace contradict each other"));
+    return fail(program, base::make_error(base::ErrorKind::Usage, "-A/--all-namespaces and -n/--namespace contradict each other"));
   }
-  auto format = cli::parse_format(request.output, true);
+  auto format = output::parse_format(request.output, true);
   if (!format) return fail(program, format.error());
   const char* service_host = std::getenv("KUBERNETES_SERVICE_HOST");
   request.in_cluster = service_host != nullptr && *service_host != '\0';
@@ -82,9 +82,9 @@ int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_nam
     diag.verbose("kubernetes API: " + std::to_string(stats.requests) + " requests over " +
                  std::to_string(stats.connections) + " connections");
   }
-  bool text = *format == cli::Format::Table || *format == cli::Format::Wide;
+  bool text = *format == output::Format::Table || *format == output::Format::Wide;
   if (!request.apply || plan->nothing_to_migrate()) {
-    *program.out << (text ? migrate::plan_text(*plan) : cli::render(migrate::to_json(*plan), cli::View{}, *format));
+    *program.out << (text ? migrate::plan_text(*plan) : output::render(migrate::to_json(*plan), output::View{}, *format));
     program.out->flush();
     return migrate::dry_run_exit_code(*plan);
   }
@@ -105,9 +105,9 @@ int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_nam
   };
   hooks.transfer = [&transfer](const std::string& cluster, const std::string& endpoint, std::uint64_t done,
                                std::uint64_t total) {
-    std::string text = cluster + ": backup from " + endpoint + ": " + cli::human_bytes(static_cast<double>(done));
+    std::string text = cluster + ": backup from " + endpoint + ": " + output::human_bytes(static_cast<double>(done));
     if (total > 0) {
-      text += " of " + cli::human_bytes(static_cast<double>(total)) + " (" + std::to_string(done * 100 / total) + "%)";
+      text += " of " + output::human_bytes(static_cast<double>(total)) + " (" + std::to_string(done * 100 / total) + "%)";
     }
     transfer.update(text);
   };
@@ -128,7 +128,7 @@ int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_nam
     *program.out << migrate::apply_text(report);
   } else {
     nlohmann::ordered_json doc = {{"plan", migrate::to_json(*plan)}, {"result", migrate::to_json(report)}};
-    *program.out << cli::render(doc, cli::View{}, *format);
+    *program.out << output::render(doc, output::View{}, *format);
   }
   program.out->flush();
   return migrate::apply_exit_code(report);

@@ -4,7 +4,7 @@
 
 #include "admin/target.h"
 #include "cli/kube_flags.h"
-#include "cli/render.h"
+#include "output/render.h"
 #include "migrate/verify.h"
 
 namespace tools {
@@ -12,7 +12,7 @@ namespace tools {
 namespace {
 
 struct VerifyFlags {
-  cli::KubeFlags kube;
+  kube::ConnectOptions kube;
   std::string name;
   std::string output = "table";
   std::string connect = "auto";
@@ -21,11 +21,11 @@ struct VerifyFlags {
 int run_verify(cli::Program& program, const VerifyFlags& flags) {
   cli::Diag& diag = *program.diag;
   diag.set_quiet(flags.kube.quiet);
-  auto fail = [&](const cli::Error& e) {
+  auto fail = [&](const base::Error& e) {
     diag.error(e);
-    return cli::exit_code(e.kind);
+    return base::exit_code(e.kind);
   };
-  auto format = cli::parse_format(flags.output, true);
+  auto format = output::parse_format(flags.output, true);
   if (!format) return fail(format.error());
   auto mode = admin::parse_connect(flags.connect, admin::process_env());
   if (!mode) return fail(mode.error());
@@ -35,8 +35,8 @@ int run_verify(cli::Program& program, const VerifyFlags& flags) {
                                  *mode == admin::ConnectMode::PortForward ? "port-forward" : "direct"};
   auto report = migrate::verify_adoption(**client, request);
   if (!report) return fail(report.error());
-  bool text = *format == cli::Format::Table || *format == cli::Format::Wide;
-  *program.out << (text ? migrate::verify_text(*report) : cli::render(migrate::to_json(*report), cli::View{}, *format));
+  bool text = *format == output::Format::Table || *format == output::Format::Wide;
+  *program.out << (text ? migrate::verify_text(*report) : output::render(migrate::to_json(*report), output::View{}, *format));
   program.out->flush();
   return report->ok() ? 0 : 1;
 }

@@ -15,13 +15,13 @@ std::optional<int> confirm_plan(cli::Program& program, bool yes, const std::stri
   }
   std::cerr << plan_text;
   if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
-    return fail(program, cli::make_error(cli::ErrorKind::Refused, "no terminal to confirm the plan on", {},
+    return fail(program, base::make_error(base::ErrorKind::Refused, "no terminal to confirm the plan on", {},
                                          "review it with --dry-run, then pass --yes"));
   }
   std::cerr << "Proceed? [y/N] " << std::flush;
   std::string answer;
   if (!std::getline(std::cin, answer) || !(answer == "y" || answer == "Y" || answer == "yes")) {
-    return fail(program, cli::make_error(cli::ErrorKind::Refused, "not confirmed"));
+    return fail(program, base::make_error(base::ErrorKind::Refused, "not confirmed"));
   }
   return std::nullopt;
 }

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "base/duration.h"
+
 namespace kubectl_etcd {
 
 void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output) {
@@ -27,9 +29,9 @@ void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output) {
   if (with_output) cli::add_output_flag(sub, f.output);
 }
 
-int fail(cli::Program& program, const cli::Error& e) {
+int fail(cli::Program& program, const base::Error& e) {
   program.diag->error(e);
-  return cli::exit_code(e.kind);
+  return base::exit_code(e.kind);
 }
 
 int print(cli::Program& program, const std::string& text, int rc) {
@@ -52,7 +54,7 @@ std::vector<std::string> split(const std::string& s) {
 
 }  // namespace
 
-cli::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program) {
+base::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program) {
   program.diag->set_quiet(f.kube.quiet);
   auto k = cli::connect_kube(f.kube, *program.diag);
   if (!k) return std::move(k).error();
@@ -62,9 +64,9 @@ cli::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program) 
   return out;
 }
 
-cli::Result<Context> open(const CommonFlags& f, cli::Program& program) {
+base::Result<Context> open(const CommonFlags& f, cli::Program& program) {
   program.diag->set_quiet(f.kube.quiet);
-  auto format = cli::parse_format(f.output);
+  auto format = output::parse_format(f.output);
   if (!format) return std::move(format).error();
   admin::TargetOptions o;
   o.cluster = f.cluster;
@@ -79,9 +81,9 @@ cli::Result<Context> open(const CommonFlags& f, cli::Program& program) {
   o.insecure_skip_tls_verify = f.insecure_skip_tls_verify;
   o.connect = f.connect;
   o.operator_deployment = f.operator_deployment;
-  auto dial = cli::parse_duration(f.dial_timeout);
+  auto dial = base::parse_duration(f.dial_timeout);
   if (!dial) return std::move(dial).error();
-  auto command = cli::parse_duration(f.command_timeout);
+  auto command = base::parse_duration(f.command_timeout);
   if (!command) return std::move(command).error();
   o.dial_timeout = *dial;
   o.command_timeout = *command;

@@ -11,15 +11,15 @@
 
 #include "admin/session.h"
 #include "cli/command.h"
-#include "cli/format.h"
+#include "output/format.h"
 #include "cli/kube_flags.h"
-#include "cli/result.h"
+#include "base/result.h"
 #include "kube/client.h"
 
 namespace kubectl_etcd {
 
 struct CommonFlags {
-  cli::KubeFlags kube;
+  kube::ConnectOptions kube;
   std::string cluster, pod, credentials_secret;
   std::string endpoints;
   std::string cacert, cert, key, user, tls_server_name;
@@ -39,19 +39,19 @@ void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output = true);
 struct Context {
   std::unique_ptr<kube::Client> kube;
   admin::Session session;
-  cli::Format format = cli::Format::Table;
+  output::Format format = output::Format::Table;
 };
 
-cli::Result<Context> open(const CommonFlags& f, cli::Program& program);
+base::Result<Context> open(const CommonFlags& f, cli::Program& program);
 // The Kubernetes client and namespace alone (commands that read CRs only).
 struct KubeContext {
   std::unique_ptr<kube::Client> kube;
   std::string ns;
 };
-cli::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program);
+base::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program);
 
 // Prints the error and returns its exit code.
-int fail(cli::Program& program, const cli::Error& e);
+int fail(cli::Program& program, const base::Error& e);
 // Writes text to stdout and returns rc.
 int print(cli::Program& program, const std::string& text, int rc);
 

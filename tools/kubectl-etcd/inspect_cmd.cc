@@ -35,7 +35,7 @@ void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program) {
       auto ctx = open(*f, program);
       if (!ctx) return fail(program, ctx.error());
       if (!ctx->session.target.from_cluster()) {
-        return fail(program, cli::make_error(cli::ErrorKind::Usage, "check needs a cluster (-c or -p)", {},
+        return fail(program, base::make_error(base::ErrorKind::Usage, "check needs a cluster (-c or -p)", {},
                                              "--endpoints has no EtcdMembers to compare with"));
       }
       auto findings = admin::gather_findings(ctx->session.target, *ctx->session.etcd);
@@ -56,7 +56,7 @@ void setup_status(CLI::App& sub, cli::Action& action, cli::Program& program) {
       if (!ctx) return fail(program, ctx.error());
       auto report = admin::cluster_status(ctx->session);
       auto doc = admin::status_document(report);
-      return print(program, admin::status_text(doc, ctx->format) + cli::render(doc, admin::status_view(), ctx->format),
+      return print(program, admin::status_text(doc, ctx->format) + output::render(doc, admin::status_view(), ctx->format),
                    admin::status_exit_code(report));
     };
   });
@@ -75,7 +75,7 @@ void setup_member_list(CLI::App& sub, cli::Action& action, cli::Program& program
       if (!ctx) return fail(program, ctx.error());
       auto report = admin::member_list(ctx->session);
       if (!report) return fail(program, report.error());
-      return print(program, cli::render(admin::member_list_document(*report), admin::member_list_view(), ctx->format),
+      return print(program, output::render(admin::member_list_document(*report), admin::member_list_view(), ctx->format),
                    admin::member_list_exit_code(*report));
     };
   });

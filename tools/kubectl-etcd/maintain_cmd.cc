@@ -2,9 +2,10 @@
 // forfeit-leadership and (refused) add-member.
 #include <optional>
 
+#include "base/duration.h"
 #include "admin/defrag.h"
 #include "admin/maintenance.h"
-#include "cli/outcome.h"
+#include "base/outcome.h"
 #include "cli/progress.h"
 #include "commands.h"
 #include "etcd/member_id.h"
@@ -32,11 +33,11 @@ void setup_compact(CLI::App& sub, cli::Action& action, cli::Program& program) {
       auto rev = admin::compact(ctx->session, r);
       if (!rev) return fail(program, rev.error());
       nlohmann::ordered_json doc{{"revision", *rev}};
-      cli::View v;
+      output::View v;
       v.text = [](const nlohmann::ordered_json& d) {
         return "compacted revision " + std::to_string(d["revision"].get<std::int64_t>()) + "\n";
       };
-      return print(program, cli::render(doc, v, ctx->format), 0);
+      return print(program, output::render(doc, v, ctx->format), 0);
     };
   });
 }
@@ -53,7 +54,7 @@ void setup_alarm(CLI::App& sub, cli::Action& action, cli::Program& program) {
         if (!ctx) return fail(program, ctx.error());
         auto rows = admin::alarm_list(ctx->session);
         if (!rows) return fail(program, rows.error());
-        return print(program, cli::render(admin::alarm_document(*rows, false), admin::alarm_view(false), ctx->format),
+        return print(program, output::render(admin::alarm_document(*rows, false), admin::alarm_view(false), ctx->format),
                      0);
       };
     });
@@ -85,8 +86,8 @@ void setup_alarm(CLI::App& sub, cli::Action& action, cli::Program& program) {
       auto rep = admin::alarm_disarm(ctx->session, r);
       if (!rep) return fail(program, rep.error());
       for (const auto& w : rep->warnings) program.diag->warning(w);
-      return print(program, cli::render(admin::alarm_document(rep->rows, true), admin::alarm_view(true), ctx->format),
-                   cli::aggregate_exit_code(rep->outcomes));
+      return print(program, output::render(admin::alarm_document(rep->rows, true), admin::alarm_view(true), ctx->format),
+                   base::aggregate_exit_code(rep->outcomes));
     };
   });
 }
@@ -116,9 +117,9 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
       admin::DefragRequest r;
       r.rule.all = o->all;
       r.dry_run = o->dry_run;
-      auto size = [](const std::string& flag, const std::string& v) -> cli::Result<std::int64_t> {
+      auto size = [](const std::string& flag, const std::string& v) -> base::Result<std::int64_t> {
         auto q = op::parse_quantity(v);
-        if (!q) return cli::make_error(cli::ErrorKind::Usage, "invalid " + flag + " \"" + v + "\"", {}, "e.g. 200Mi");
+        if (!q) return base::make_error(base::ErrorKind::Usage, "invalid " + flag + " \"" + v + "\"", {}, "e.g. 200Mi");
         return q->ceil_int();
       };
       auto fs = size("--free-space-above", o->free_space_above);
@@ -137,13 +138,13 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
           r.rule.quota_usage_above = std::stod(v, &used);
           if (used != v.size()) throw std::invalid_argument(v);
         } catch (...) {
-          return fail(program, cli::make_error(cli::ErrorKind::Usage,
+          return fail(program, base::make_error(base::ErrorKind::Usage,
                                                "invalid --quota-usage-above \"" + o->quota_usage_above + "\"", {},
                                                "e.g. 80%"));
         }
       }
       if (auto st = admin::validate(r.rule, !o->min_reclaim.empty()); !st) return fail(program, st.error());
-      auto mt = cli::parse_duration(o->member_timeout);
+      auto mt = base::parse_duration(o->member_timeout);
       if (!mt) return fail(program, mt.error());
       r.member_timeout = *mt;
       auto ctx = open(o->common, program);
@@ -155,8 +156,8 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
                   (row.reason.empty() ? "" : " (" + row.reason + ")"));
       });
       if (!rows) return fail(program, rows.error());
-      return print(program, cli::render(admin::defrag_document(*rows), admin::defrag_view(), ctx->format),
-                   cli::aggregate_exit_code(admin::defrag_outcomes(*rows)));
+      return print(program, output::render(admin::defrag_document(*rows), admin::defrag_view(), ctx->format),
+                   base::aggregate_exit_code(admin::defrag_outcomes(*rows)));
     };
   });
 }
@@ -166,7 +167,7 @@ namespace {
 int run_move_leader(cli::Program& program, Context& ctx, const std::string& target) {
   auto r = admin::move_leader(ctx.session, target);
   if (!r) return fail(program, r.error());
-  return print(program, cli::render(admin::move_leader_document(*r), admin::move_leader_view(), ctx.format), 0);
+  return print(program, output::render(admin::move_leader_document(*r), admin::move_leader_view(), ctx.format), 0);
 }
 
 }  // namespace
@@ -196,7 +197,7 @@ void setup_forfeit_leadership(CLI::App& sub, cli::Action& action, cli::Program& 
   sub.callback([&action, &program, f] {
     action = [&program, f] {
       if (f->pod.empty()) {
-        return fail(program, cli::make_error(cli::ErrorKind::Usage, "you must specify the pod name (-p)"));
+        return fail(program, base::make_error(base::ErrorKind::Usage, "you must specify the pod name (-p)"));
       }
       auto ctx = open(*f, program);
       if (!ctx) return fail(program, ctx.error());
@@ -217,7 +218,7 @@ void setup_add_member(CLI::App& sub, cli::Action& action, cli::Program& program)
   sub.callback([&action, &program] {
     action = [&program] {
       return fail(program,
-                  cli::make_error(cli::ErrorKind::Refused,
+                  base::make_error(base::ErrorKind::Refused,
                                   "add-member is refused: a voting member without an EtcdMember breaks the operator "
                                   "(it never counts, promotes or removes it, and it is a stray voter that silently "
                                   "costs fault tolerance)",

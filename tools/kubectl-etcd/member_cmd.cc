@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "base/duration.h"
 #include "admin/member_exec.h"
 #include "admin/member_plan.h"
 #include "cli/progress.h"
@@ -38,17 +39,17 @@ void add_mutation_flags(CLI::App& sub, MemberOpts& o) {
 }
 
 int run_member(cli::Program& program, MemberOpts& o) {
-  auto timeout = cli::parse_duration(o.timeout);
+  auto timeout = base::parse_duration(o.timeout);
   if (!timeout) return fail(program, timeout.error());
   o.request.wait = o.wait;
   o.request.move_leader = !o.no_move_leader;
   if ((o.request.stop_operator || o.request.skip_operator_check) && !o.request.break_glass) {
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "--stop-operator and --skip-operator-check go with --break-glass"));
+    return fail(program, base::make_error(base::ErrorKind::Usage, "--stop-operator and --skip-operator-check go with --break-glass"));
   }
   auto ctx = open(o.common, program);
   if (!ctx) return fail(program, ctx.error());
   if (!ctx->session.target.from_cluster() || !ctx->kube) {
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "member changes need a cluster (-c or -p)", {},
+    return fail(program, base::make_error(base::ErrorKind::Usage, "member changes need a cluster (-c or -p)", {},
                                          "--endpoints has no EtcdMembers to keep consistent"));
   }
   admin::MemberEnv env;
@@ -70,18 +71,18 @@ int run_member(cli::Program& program, MemberOpts& o) {
   if (!state) return fail(program, state.error());
   auto plan = admin::plan_member(*state, o.request);
   if (!plan.not_found.empty()) {
-    return fail(program, cli::make_error(cli::ErrorKind::NotFound, plan.not_found,
+    return fail(program, base::make_error(base::ErrorKind::NotFound, plan.not_found,
                                          "etcdcluster \"" + ctx->session.target.ns + "/" + ctx->session.target.cluster + "\"",
                                          "see `kubectl etcd member list`"));
   }
-  cli::View view;
+  output::View view;
   view.text = [&plan](const nlohmann::ordered_json&) { return admin::plan_text(plan); };
   if (o.dry_run) {
-    return print(program, cli::render(admin::plan_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
+    return print(program, output::render(admin::plan_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
   }
   if (plan.refused()) {
     std::cerr << admin::plan_text(plan);
-    return fail(program, cli::make_error(cli::ErrorKind::Refused, "member " + std::string(admin::op_name(plan.op)) +
+    return fail(program, base::make_error(base::ErrorKind::Refused, "member " + std::string(admin::op_name(plan.op)) +
                                                                       " refused: " + plan.refusals.front()));
   }
   for (const auto& w : plan.warnings) diag.warning(w);
@@ -106,7 +107,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     plan.stop_operator = true;
     if (plan.refused() || !plan.not_found.empty()) {
       (void)admin::restore_operator(env);
-      return fail(program, cli::make_error(cli::ErrorKind::Refused,
+      return fail(program, base::make_error(base::ErrorKind::Refused,
                                            "refused once the operator stopped: " +
                                                (plan.refused() ? plan.refusals.front() : plan.not_found)));
     }
@@ -131,7 +132,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     if (auto r = admin::restore_operator(env); !r) diag.warning("restoring the operator: " + r.error().one_line());
   }
   if (!report) return fail(program, report.error());
-  cli::View done;
+  output::View done;
   done.text = [](const nlohmann::ordered_json& d) {
     std::string out = "member " + d["operation"].get<std::string>() + " " + d["member"].get<std::string>();
     if (!d["id"].get<std::string>().empty()) out += " (" + d["id"].get<std::string>() + ")";
@@ -143,7 +144,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     }
     return out;
   };
-  return print(program, cli::render(admin::exec_document(plan, *report), done, ctx->format), 0);
+  return print(program, output::render(admin::exec_document(plan, *report), done, ctx->format), 0);
 }
 
 }  // namespace
@@ -255,7 +256,7 @@ void setup_leave(CLI::App& sub, cli::Action& action, cli::Program& program) {
   sub.callback([&action, &program, o] {
     action = [&program, o] {
       if (o->common.pod.empty()) {
-        return fail(program, cli::make_error(cli::ErrorKind::Usage, "you must specify the pod name (-p)"));
+        return fail(program, base::make_error(base::ErrorKind::Usage, "you must specify the pod name (-p)"));
       }
       o->request.target = o->common.pod;
       return run_member(program, *o);

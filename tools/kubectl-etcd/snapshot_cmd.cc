@@ -1,4 +1,5 @@
 // snapshot save|status|list, and the Go plugin's `snapshot <path>`.
+#include "base/duration.h"
 #include "admin/snapshot.h"
 #include "cli/progress.h"
 #include "commands.h"
@@ -19,14 +20,14 @@ struct SaveOpts {
 
 int run_via_cr(cli::Program& program, const SaveOpts& o) {
   if (!o.path.empty()) {
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "--via-cr takes no file path", {},
+    return fail(program, base::make_error(base::ErrorKind::Usage, "--via-cr takes no file path", {},
                                          "the destination is --pvc or --s3-*"));
   }
-  auto timeout = cli::parse_duration(o.timeout);
+  auto timeout = base::parse_duration(o.timeout);
   if (!timeout) return fail(program, timeout.error());
   auto ctx = open(o.common, program);
   if (!ctx) return fail(program, ctx.error());
-  if (!ctx->kube) return fail(program, cli::make_error(cli::ErrorKind::Usage, "--via-cr needs a cluster (-c)"));
+  if (!ctx->kube) return fail(program, base::make_error(base::ErrorKind::Usage, "--via-cr needs a cluster (-c)"));
   admin::SnapshotCrRequest r = o.cr;
   r.timeout = *timeout;
   cli::Diag& diag = *program.diag;
@@ -34,33 +35,33 @@ int run_via_cr(cli::Program& program, const SaveOpts& o) {
     diag.note("EtcdSnapshot phase: " + (phase.empty() ? std::string("(none yet)") : phase));
   });
   if (!row) return fail(program, row.error());
-  return print(program, cli::render(*row, admin::snapshot_cr_view(), ctx->format), 0);
+  return print(program, output::render(*row, admin::snapshot_cr_view(), ctx->format), 0);
 }
 
 int run_save(cli::Program& program, const SaveOpts& o) {
   if (o.via_cr) return run_via_cr(program, o);
-  if (o.path.empty()) return fail(program, cli::make_error(cli::ErrorKind::Usage, "a file path is required"));
+  if (o.path.empty()) return fail(program, base::make_error(base::ErrorKind::Usage, "a file path is required"));
   auto ctx = open(o.common, program);
   if (!ctx) return fail(program, ctx.error());
   admin::SnapshotSaveRequest r;
   r.path = o.path;
   r.member = !o.member.empty() ? o.member : o.common.pod;
   r.overwrite = o.overwrite;
-  auto stall = cli::parse_duration(o.stall_timeout);
+  auto stall = base::parse_duration(o.stall_timeout);
   if (!stall) return fail(program, stall.error());
   r.stall_timeout = *stall;
   cli::Progress progress(program.diag->stream(), cli::Progress::stderr_is_terminal(), o.common.kube.quiet);
   auto rep = admin::snapshot_save(ctx->session, r, [&progress](std::uint64_t done, std::uint64_t total) {
-    std::string text = "snapshot: " + cli::human_bytes(static_cast<double>(done));
+    std::string text = "snapshot: " + output::human_bytes(static_cast<double>(done));
     if (total > 0) {
-      text += " of " + cli::human_bytes(static_cast<double>(total)) + " (" +
+      text += " of " + output::human_bytes(static_cast<double>(total)) + " (" +
               std::to_string(done * 100 / total) + "%)";
     }
     progress.update(text);
   });
   progress.finish();
   if (!rep) return fail(program, rep.error());
-  return print(program, cli::render(admin::snapshot_save_document(*rep), admin::snapshot_save_view(), ctx->format), 0);
+  return print(program, output::render(admin::snapshot_save_document(*rep), admin::snapshot_save_view(), ctx->format), 0);
 }
 
 void add_save_flags(CLI::App& sub, SaveOpts& o) {
@@ -112,21 +113,21 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
   status.footer("--file exits 1 when the file is not a complete snapshot.");
   status.callback([&action, &program, st] {
     action = [&program, st] {
-      auto format = cli::parse_format(st->common.output);
+      auto format = output::parse_format(st->common.output);
       if (!format) return fail(program, format.error());
       if (!st->file.empty() == !st->name.empty()) {
-        return fail(program, cli::make_error(cli::ErrorKind::Usage, "give an EtcdSnapshot name or --file, not both"));
+        return fail(program, base::make_error(base::ErrorKind::Usage, "give an EtcdSnapshot name or --file, not both"));
       }
       if (!st->file.empty()) {
         auto rep = admin::verify_snapshot_file(st->file);
-        return print(program, cli::render(admin::snapshot_file_document(rep), admin::snapshot_file_view(), *format),
+        return print(program, output::render(admin::snapshot_file_document(rep), admin::snapshot_file_view(), *format),
                      rep.valid ? 0 : 1);
       }
       auto k = open_kube(st->common, program);
       if (!k) return fail(program, k.error());
       auto row = admin::snapshot_get(*k->kube, k->ns, st->name);
       if (!row) return fail(program, row.error());
-      return print(program, cli::render(*row, admin::snapshot_cr_view(), *format), 0);
+      return print(program, output::render(*row, admin::snapshot_cr_view(), *format), 0);
     };
   });
 
@@ -140,13 +141,13 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
   list.add_option("-c,--cluster", ls->common.cluster, "Only the snapshots of this EtcdCluster");
   list.callback([&action, &program, ls] {
     action = [&program, ls] {
-      auto format = cli::parse_format(ls->common.output);
+      auto format = output::parse_format(ls->common.output);
       if (!format) return fail(program, format.error());
       auto k = open_kube(ls->common, program);
       if (!k) return fail(program, k.error());
       auto rows = admin::snapshot_list(*k->kube, k->ns, ls->common.cluster);
       if (!rows) return fail(program, rows.error());
-      return print(program, cli::render(*rows, admin::snapshot_cr_view(), *format), 0);
+      return print(program, output::render(*rows, admin::snapshot_cr_view(), *format), 0);
     };
   });
 
@@ -154,7 +155,7 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
     if (!sub.get_subcommands().empty()) return;
     action = [&program, alias] {
       if (alias->path.empty()) {
-        return fail(program, cli::make_error(cli::ErrorKind::Usage, "snapshot needs save, status, list or a path"));
+        return fail(program, base::make_error(base::ErrorKind::Usage, "snapshot needs save, status, list or a path"));
       }
       return run_save(program, *alias);
     };

@@ -2,6 +2,7 @@
 // fixes, confirm, run.
 #include <iostream>
 
+#include "base/duration.h"
 #include "admin/member_exec.h"
 #include "admin/unwedge_exec.h"
 #include "admin/unwedge_plan.h"
@@ -29,12 +30,12 @@ int left_over(const admin::UnwedgePlan& plan, bool ran) {
 }
 
 int run_unwedge(cli::Program& program, UnwedgeOpts& o) {
-  auto timeout = cli::parse_duration(o.timeout);
+  auto timeout = base::parse_duration(o.timeout);
   if (!timeout) return fail(program, timeout.error());
   auto ctx = open(o.common, program);
   if (!ctx) return fail(program, ctx.error());
   if (!ctx->session.target.from_cluster() || !ctx->kube) {
-    return fail(program, cli::make_error(cli::ErrorKind::Usage, "member unwedge needs a cluster (-c or -p)"));
+    return fail(program, base::make_error(base::ErrorKind::Usage, "member unwedge needs a cluster (-c or -p)"));
   }
   admin::MemberEnv env;
   env.kube = ctx->kube.get();
@@ -43,17 +44,17 @@ int run_unwedge(cli::Program& program, UnwedgeOpts& o) {
   auto state = admin::read_state(env, true);
   if (!state) return fail(program, state.error());
   auto plan = admin::plan_unwedge(*state, o.request, std::chrono::system_clock::now());
-  cli::View view;
+  output::View view;
   view.text = [&plan](const nlohmann::ordered_json&) { return admin::unwedge_text(plan); };
   if (o.dry_run) {
-    return print(program, cli::render(admin::unwedge_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
+    return print(program, output::render(admin::unwedge_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
   }
   if (plan.refused()) {
     std::cerr << admin::unwedge_text(plan);
-    return fail(program, cli::make_error(cli::ErrorKind::Refused, "member unwedge refused: " + plan.refusals.front()));
+    return fail(program, base::make_error(base::ErrorKind::Refused, "member unwedge refused: " + plan.refusals.front()));
   }
   if (plan.fixes.empty()) {
-    int rc = print(program, cli::render(admin::unwedge_document(plan), view, ctx->format), left_over(plan, false));
+    int rc = print(program, output::render(admin::unwedge_document(plan), view, ctx->format), left_over(plan, false));
     if (rc != 0) program.diag->error("nothing here fixes what is left; see the lines above");
     return rc;
   }
@@ -67,7 +68,7 @@ int run_unwedge(cli::Program& program, UnwedgeOpts& o) {
   auto done = admin::execute_unwedge(env, plan, eo);
   progress.finish();
   if (!done) return fail(program, done.error());
-  cli::View report;
+  output::View report;
   report.text = [](const nlohmann::ordered_json& d) {
     std::string out;
     for (const auto& f : d["fixes"]) {
@@ -81,7 +82,7 @@ int run_unwedge(cli::Program& program, UnwedgeOpts& o) {
     for (const auto& a : d["advice"]) out += "not fixed here [" + a["symptom"].get<std::string>() + "]: " + a["action"].get<std::string>() + "\n";
     return out;
   };
-  return print(program, cli::render(admin::unwedge_exec_document(plan, *done), report, ctx->format),
+  return print(program, output::render(admin::unwedge_exec_document(plan, *done), report, ctx->format),
                left_over(plan, true));
 }
 

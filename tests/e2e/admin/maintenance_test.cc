@@ -51,7 +51,7 @@ TEST_CASE("NOSPACE raised by a small quota, listed, then disarmed; health says u
     NativeCluster c(o);
     auto cl = direct_client(c);
     std::string value(64 * 1024, 'x');
-    cli::Result<etcd::Header> put = etcd::Header{};
+    base::Result<etcd::Header> put = etcd::Header{};
     for (int i = 0; i < 200 && put.ok(); ++i) put = cl->put("/fill/" + std::to_string(i), value);
     REQUIRE_MESSAGE(!put.ok(), "the quota was never reached");
 

@@ -63,12 +63,12 @@ class Bucket {
 };
 
 template <class T>
-T must(cli::Result<T> r, const char* what) {
+T must(base::Result<T> r, const char* what) {
   REQUIRE_MESSAGE(r.ok(), what << ": " << (r.ok() ? "" : r.error().one_line()));
   return std::move(r).value();
 }
 
-inline void must(const cli::Status& s, const char* what) {
+inline void must(const base::Status& s, const char* what) {
   REQUIRE_MESSAGE(s.ok(), what << ": " << (s.ok() ? "" : s.error().one_line()));
 }
 

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "backup/md5.h"
+#include "base/md5.h"
 #include "backup/s3_sink.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 #include "backup_e2e.h"
 
 using namespace backup_e2e;
@@ -41,7 +41,7 @@ std::string download(const Bucket& b, const std::string& key) {
 }
 
 // Writes in uneven chunks, as a gRPC stream does.
-cli::Status write_chunks(backup::Sink& s, const std::string& data) {
+base::Status write_chunks(base::Sink& s, const std::string& data) {
   std::size_t off = 0, step = 1;
   while (off < data.size()) {
     std::size_t n = std::min(data.size() - off, (step * 7919) % (3u << 20) + 1);
@@ -53,16 +53,16 @@ cli::Status write_chunks(backup::Sink& s, const std::string& data) {
 }
 
 // ... and then tells the stream's SHA-256, as a snapshot receiver does.
-cli::Status stream(backup::Sink& s, const std::string& data) {
+base::Status stream(base::Sink& s, const std::string& data) {
   if (auto st = write_chunks(s, data); !st) return st;
-  s.written_sha256(backup::sha256(data));
+  s.written_sha256(base::sha256(data));
   return {};
 }
 
 std::string pending_uploads(const Bucket& b) {
   auto r = e2e::run({"curl", "-sS", "--aws-sigv4", "aws:amz:us-east-1:s3", "-u",
                      e2e::var("TESTENV_S3_ACCESS_KEY") + ":" + e2e::var("TESTENV_S3_SECRET_KEY"), "-H",
-                     "x-amz-content-sha256: " + backup::to_hex(backup::sha256("")),
+                     "x-amz-content-sha256: " + base::to_hex(base::sha256("")),
                      e2e::var("TESTENV_S3_ENDPOINT") + "/" + b.name() + "?uploads="});
   REQUIRE(r.rc == 0);
   return r.out;
@@ -82,8 +82,8 @@ TEST_CASE("a small stream is one PUT, read back by size, MD5 ETag and metadata")
   const auto& r = sink->result();
   CHECK(r.parts == 0);
   CHECK(r.bytes == data.size());
-  CHECK(r.etag == backup::to_hex(backup::md5(data)));
-  CHECK(r.sha256 == backup::to_hex(backup::sha256(data)));
+  CHECK(r.etag == base::to_hex(base::md5(data)));
+  CHECK(r.sha256 == base::to_hex(base::sha256(data)));
   CHECK(r.uri == "s3://" + b.name() + "/etcd/single.db");
   CHECK(download(b, "etcd/single.db") == data);
 
@@ -108,9 +108,9 @@ TEST_CASE("a long stream is a multipart upload of fixed parts, its ETag the MD5 
   must(sink->commit(), "commit");
   const auto& r = sink->result();
   CHECK(r.parts == 3);
-  std::vector<backup::Md5Digest> parts;
+  std::vector<base::Md5Digest> parts;
   for (std::size_t off = 0; off < data.size(); off += backup::kS3MinPartSize) {
-    parts.push_back(backup::md5(std::string_view(data).substr(off, backup::kS3MinPartSize)));
+    parts.push_back(base::md5(std::string_view(data).substr(off, backup::kS3MinPartSize)));
   }
   CHECK(r.etag == backup::multipart_etag(parts));
   CHECK(r.etag.substr(r.etag.size() - 2) == "-3");
@@ -119,7 +119,7 @@ TEST_CASE("a long stream is a multipart upload of fixed parts, its ETag the MD5 
   auto head = must(client->head("multi.db"), "head");
   REQUIRE(head.has_value());
   // The SHA-256 is only known at the end: set by a copy onto itself.
-  CHECK(head->metadata["etcd-snapshot-sha256"] == backup::to_hex(backup::sha256(data)));
+  CHECK(head->metadata["etcd-snapshot-sha256"] == base::to_hex(base::sha256(data)));
   CHECK(head->metadata["etcd-snapshot-uid"] == "uid-2");
   CHECK(pending_uploads(b).find("<Upload>") == std::string::npos);
 }
@@ -133,16 +133,16 @@ TEST_CASE("the sha256 stored is the one the writer told; a writer that tells non
   o.part_size = backup::kS3MinPartSize;
   // Another digest than the data's: the sink stores what it is told and
   // does not hash the bytes itself.
-  const auto told_digest = backup::sha256("told");
+  const auto told_digest = base::sha256("told");
   auto told = must(backup::S3Sink::create(b.location(), s3_credentials(), "told.db", o), "create");
   must(write_chunks(*told, data), "write");
   told->written_sha256(told_digest);
   must(told->commit(), "commit");
-  CHECK(told->result().sha256 == backup::to_hex(told_digest));
+  CHECK(told->result().sha256 == base::to_hex(told_digest));
   auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
   auto head = must(client->head("told.db"), "head");
   REQUIRE(head.has_value());
-  CHECK(head->metadata["etcd-snapshot-sha256"] == backup::to_hex(told_digest));
+  CHECK(head->metadata["etcd-snapshot-sha256"] == base::to_hex(told_digest));
 
   auto untold = must(backup::S3Sink::create(b.location(), s3_credentials(), "untold.db", o), "create");
   must(write_chunks(*untold, data), "write");
@@ -210,7 +210,7 @@ TEST_CASE("an existing object is replaced only when it carries the same owner UI
   o.metadata["etcd-snapshot-uid"] = "uid-b";
   auto other = backup::S3Sink::create(b.location(), s3_credentials(), "x.db", o);
   REQUIRE_FALSE(other.ok());
-  CHECK(other.error().kind == cli::ErrorKind::Refused);
+  CHECK(other.error().kind == base::ErrorKind::Refused);
   CHECK(other.error().one_line() == "s3://" + b.name() +
                                         "/x.db: exists and was not written for this cluster (its etcd-snapshot-uid "
                                         "is \"uid-a\"); delete it or choose another key prefix");
@@ -225,7 +225,7 @@ TEST_CASE("an existing object is replaced only when it carries the same owner UI
 namespace {
 
 // A failure that must come at create(), fast, on one line, without the secret.
-cli::Error fails_fast(const backup::S3Location& loc, const backup::S3Credentials& creds) {
+base::Error fails_fast(const backup::S3Location& loc, const backup::S3Credentials& creds) {
   auto t0 = Clock::now();
   auto r = backup::S3Sink::create(loc, creds, "k/x.db");
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -245,7 +245,7 @@ TEST_CASE("a wrong secret key fails fast: 403 SignatureDoesNotMatch, with what t
   auto creds = s3_credentials();
   creds.secret_access_key = "wrong-" + creds.secret_access_key.substr(6);
   auto e = fails_fast(b.location(), creds);
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   CHECK(e.one_line() == "s3://" + b.name() + "/k/x.db: cannot use the bucket: S3 answered 403 SignatureDoesNotMatch "
                                              "(the request signature does not match); check AWS_SECRET_ACCESS_KEY of "
                                              "the S3 credentials and the region");
@@ -256,7 +256,7 @@ TEST_CASE("an unknown access key fails fast naming AWS_ACCESS_KEY_ID") {
   auto creds = s3_credentials();
   creds.access_key_id = "NOSUCHKEY";
   auto e = fails_fast(b.location(), creds);
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   CHECK(e.one_line().find("check AWS_ACCESS_KEY_ID") != std::string::npos);
 }
 
@@ -266,7 +266,7 @@ TEST_CASE("a missing bucket fails fast: NoSuchBucket") {
   loc.bucket = e2e::unique_name("s3-nobucket");
   loc.force_path_style = true;
   auto e = fails_fast(loc, s3_credentials());
-  CHECK(e.kind == cli::ErrorKind::NotFound);
+  CHECK(e.kind == base::ErrorKind::NotFound);
   CHECK(e.one_line() == "s3://" + loc.bucket +
                             "/k/x.db: cannot use the bucket: S3 answered 404 NoSuchBucket (the bucket does not "
                             "exist); create the bucket or correct its name");
@@ -278,7 +278,7 @@ TEST_CASE("a wrong endpoint (nothing listening) fails fast: cannot connect") {
   loc.bucket = "b";
   loc.force_path_style = true;
   auto e = fails_fast(loc, s3_credentials());
-  CHECK(e.kind == cli::ErrorKind::CannotConnect);
+  CHECK(e.kind == base::ErrorKind::CannotConnect);
   CHECK(e.one_line().rfind("s3://b/k/x.db at \"" + loc.endpoint + "\": cannot connect: ", 0) == 0);
   CHECK(e.one_line().find("check the S3 endpoint URL") != std::string::npos);
 }
@@ -298,7 +298,7 @@ TEST_CASE("https is verified: a plain-http server behind an https URL fails as T
   loc.bucket = "b";
   loc.force_path_style = true;
   auto e = fails_fast(loc, s3_credentials());
-  CHECK(e.kind == cli::ErrorKind::CannotConnect);
+  CHECK(e.kind == base::ErrorKind::CannotConnect);
 }
 
 TEST_CASE("https with a certificate of an unknown CA is refused; with that CA given, uploads work (unsigned payload)") {
@@ -333,7 +333,7 @@ TEST_CASE("https with a certificate of an unknown CA is refused; with that CA gi
     REQUIRE_MESSAGE(up, "versitygw with TLS did not start; see " << dir << "/versitygw.log");
 
     auto e = fails_fast(loc, s3_credentials());
-    CHECK(e.kind == cli::ErrorKind::CannotConnect);
+    CHECK(e.kind == base::ErrorKind::CannotConnect);
     CHECK(e.reason == "TLSFailed");
     CHECK(e.one_line().find("TLS failed") != std::string::npos);
 

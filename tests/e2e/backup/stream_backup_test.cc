@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "backup/file_sink.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 #include "backup/stream_backup.h"
 #include "backup_e2e.h"
 #include "operator/backup_names.h"
@@ -101,8 +101,8 @@ void large_to_dir_and_s3(const std::string& version) {
   CHECK_FALSE(exists(path + ".part"));
   CHECK(slurp(op::snapshot_uid_file(path)) == req.cluster_uid);
   std::string bytes = slurp(path);
-  CHECK(backup::to_hex(backup::sha256(bytes)) == r.stored_sha256);
-  CHECK(backup::to_hex(backup::sha256(std::string_view(bytes).substr(0, bytes.size() - 32))) == r.sha256);
+  CHECK(base::to_hex(base::sha256(bytes)) == r.stored_sha256);
+  CHECK(base::to_hex(base::sha256(std::string_view(bytes).substr(0, bytes.size() - 32))) == r.sha256);
   bytes.clear();
   bytes.shrink_to_fit();
   // The object: multipart, same bytes, metadata.
@@ -120,7 +120,7 @@ void large_to_dir_and_s3(const std::string& version) {
 
   std::string downloaded = c.dir() + "/downloaded.db";
   download_to(b, "etcd/ns1-etcd-migration.db", downloaded);
-  CHECK(backup::to_hex(backup::sha256(slurp(downloaded))) == r.stored_sha256);
+  CHECK(base::to_hex(base::sha256(slurp(downloaded))) == r.stored_sha256);
   restore_and_check(c, version, downloaded, c.dir() + "/restore-s3", n, size, rev);
 }
 
@@ -187,12 +187,12 @@ TEST_CASE("a missing bucket, a bad credential, a wrong endpoint: each fails fast
   Bucket b("stream-fail");
   struct Case {
     const char* name;
-    cli::ErrorKind kind;
+    base::ErrorKind kind;
     const char* text;
   };
-  for (const auto& k : {Case{"missing bucket", cli::ErrorKind::NotFound, "NoSuchBucket"},
-                        Case{"bad secret", cli::ErrorKind::PermissionDenied, "SignatureDoesNotMatch"},
-                        Case{"wrong endpoint", cli::ErrorKind::CannotConnect, "cannot connect"}}) {
+  for (const auto& k : {Case{"missing bucket", base::ErrorKind::NotFound, "NoSuchBucket"},
+                        Case{"bad secret", base::ErrorKind::PermissionDenied, "SignatureDoesNotMatch"},
+                        Case{"wrong endpoint", base::ErrorKind::CannotConnect, "cannot connect"}}) {
     CAPTURE(k.name);
     std::string dir = c.dir() + "/b-" + std::to_string(static_cast<int>(k.kind));
     std::filesystem::create_directories(dir);
@@ -230,7 +230,7 @@ TEST_CASE("a local artefact of another cluster is refused and left as it is (E9)
   auto req = request(c, dir, nullptr);
   auto r = backup::stream_backup(*cl, req);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::Refused);
+  CHECK(r.error().kind == base::ErrorKind::Refused);
   CHECK(r.error().one_line() == "file \"" + path +
                                     "\": exists and was not written for this cluster (it belongs to cluster UID "
                                     "\"some-other-uid\"); move it away or choose another --backup-dir");
@@ -255,7 +255,7 @@ TEST_CASE("cancelled mid-stream (SIGINT): Interrupted, no file, no part file, no
   req.cancelled = [&] { return seen > 2 * backup::kS3DefaultPartSize + (1u << 20); };
   auto r = backup::stream_backup(*cl, req);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::Interrupted);
+  CHECK(r.error().kind == base::ErrorKind::Interrupted);
   CHECK(r.error().one_line() == "etcdcluster \"ns1/etcd\": backup stopped before it was complete; nothing was kept");
   std::string path = dir + "/ns1-etcd-migration.db";
   CHECK_FALSE(exists(path));
@@ -266,7 +266,7 @@ TEST_CASE("cancelled mid-stream (SIGINT): Interrupted, no file, no part file, no
   CHECK_FALSE(must(client->head("etcd/ns1-etcd-migration.db"), "head").has_value());
   auto uploads = e2e::run({"curl", "-sS", "--aws-sigv4", "aws:amz:us-east-1:s3", "-u",
                            e2e::var("TESTENV_S3_ACCESS_KEY") + ":" + e2e::var("TESTENV_S3_SECRET_KEY"), "-H",
-                           "x-amz-content-sha256: " + backup::to_hex(backup::sha256("")),
+                           "x-amz-content-sha256: " + base::to_hex(base::sha256("")),
                            e2e::var("TESTENV_S3_ENDPOINT") + "/" + b.name() + "?uploads="});
   REQUIRE(uploads.rc == 0);
   CHECK(uploads.out.find("<Upload>") == std::string::npos);

@@ -35,7 +35,7 @@ void adopt_root(const std::string& version) {
   REQUIRE_FALSE(nopw.ok());
   MESSAGE("authenticate a no-password root: " << nopw.error().one_line());
   CHECK((nopw.error().reason == "NoPasswordUser" || nopw.error().reason == "AuthFailed"));
-  CHECK(nopw.error().kind == cli::ErrorKind::PermissionDenied);
+  CHECK(nopw.error().kind == base::ErrorKind::PermissionDenied);
 
   // root cannot be deleted while auth is on.
   auto refused = cl->user_delete("root");
@@ -78,7 +78,7 @@ void adopt_root(const std::string& version) {
   auto denied = wrong->member_list();
   REQUIRE_FALSE(denied.ok());
   CHECK(denied.error().reason == "AuthFailed");
-  CHECK(denied.error().kind == cli::ErrorKind::PermissionDenied);
+  CHECK(denied.error().kind == base::ErrorKind::PermissionDenied);
   CHECK(denied.error().one_line().find("not-it") == std::string::npos);
 
   // Change the password back and forth.
@@ -99,6 +99,6 @@ TEST_CASE("credentials are never sent over plaintext") {
   cfg.password = "pw";
   auto r = etcd::Client::create(cfg);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::Refused);
+  CHECK(r.error().kind == base::ErrorKind::Refused);
   CHECK(r.error().one_line().find("pw") == std::string::npos);
 }

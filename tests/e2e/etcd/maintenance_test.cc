@@ -18,7 +18,7 @@ void nospace_compact_defrag_disarm(const std::string& version) {
 
   // Fill the 1 MiB quota.
   const std::string value(64 * 1024, 'x');
-  cli::Result<etcd::Header> put = etcd::Header{};
+  base::Result<etcd::Header> put = etcd::Header{};
   int i = 0;
   for (; i < 200 && put.ok(); ++i) put = cl->put("/fill/" + std::to_string(i), value);
   REQUIRE_MESSAGE(!put.ok(), "the quota was never reached");

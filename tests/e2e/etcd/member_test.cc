@@ -85,7 +85,7 @@ void membership_surgery(const std::string& version) {
   auto q = cl->member_remove(m1.id);
   REQUIRE_FALSE(q.ok());
   CHECK(q.error().reason == "UnhealthyCluster");
-  CHECK(q.error().kind == cli::ErrorKind::Refused);
+  CHECK(q.error().kind == base::ErrorKind::Refused);
   CHECK(q.error().object == "member " + etcd::format_member_id(m1.id));
 
   // Removing the stopped member is fine; again, it is not found.
@@ -94,7 +94,7 @@ void membership_surgery(const std::string& version) {
   auto again = cl->member_remove(m2.id);
   REQUIRE_FALSE(again.ok());
   CHECK(again.error().reason == "MemberNotFound");
-  CHECK(again.error().kind == cli::ErrorKind::NotFound);
+  CHECK(again.error().kind == base::ErrorKind::NotFound);
 
   // Re-add it as a learner.
   auto added = must(cl->member_add(m2.peer_urls, true), "add learner");
@@ -120,7 +120,7 @@ void membership_surgery(const std::string& version) {
 
   // Once it has caught up, promotion succeeds.
   auto t0 = Clock::now();
-  cli::Result<std::vector<etcd::Member>> promoted = cl->member_promote(added.member.id);
+  base::Result<std::vector<etcd::Member>> promoted = cl->member_promote(added.member.id);
   while (!promoted.ok() && promoted.error().reason == "LearnerNotReady" && seconds_since(t0) < 60) {
     usleep(500 * 1000);
     promoted = cl->member_promote(added.member.id);

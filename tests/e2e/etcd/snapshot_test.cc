@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "backup/file_sink.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 #include "etcd_e2e.h"
 
 using namespace etcd_e2e;
@@ -54,11 +54,11 @@ void snapshot_of_several_mb(const std::string& version) {
 
   // The file is db ‖ sha256(db), and the stream's digest is the file's.
   std::string saved = slurp(path);
-  auto db_sha = backup::sha256(std::string_view(saved).substr(0, saved.size() - 32));
-  CHECK(backup::to_hex(db_sha) == info.sha256);
+  auto db_sha = base::sha256(std::string_view(saved).substr(0, saved.size() - 32));
+  CHECK(base::to_hex(db_sha) == info.sha256);
   CHECK(saved.substr(saved.size() - 32) == std::string(reinterpret_cast<const char*>(db_sha.data()), 32));
   CHECK(saved.size() == info.bytes);
-  CHECK(info.stream_sha256 == backup::to_hex(backup::sha256(saved)));
+  CHECK(info.stream_sha256 == base::to_hex(base::sha256(saved)));
 
   // etcd's own tool reads the same file.
   e2e::CommandResult r;
@@ -90,7 +90,7 @@ TEST_CASE("a snapshot from a stopped member fails and leaves no file") {
   REQUIRE(file.ok());
   auto r = cl->snapshot(c.client_urls().at(0), **file, {}, std::chrono::system_clock::now() + std::chrono::seconds(3));
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::CannotConnect);
+  CHECK(r.error().kind == base::ErrorKind::CannotConnect);
   struct stat st{};
   CHECK(::stat(path.c_str(), &st) != 0);
   CHECK(::stat((path + ".part").c_str(), &st) != 0);

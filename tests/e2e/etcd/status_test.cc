@@ -76,8 +76,8 @@ void status_of_each_member(const std::string& version) {
   const auto& stopped = partial[2].result.error();
   MESSAGE("paused: " << paused.one_line());
   MESSAGE("stopped: " << stopped.one_line());
-  CHECK((paused.kind == cli::ErrorKind::Timeout || paused.kind == cli::ErrorKind::CannotConnect));
-  CHECK(stopped.kind == cli::ErrorKind::CannotConnect);
+  CHECK((paused.kind == base::ErrorKind::Timeout || paused.kind == base::ErrorKind::CannotConnect));
+  CHECK(stopped.kind == base::ErrorKind::CannotConnect);
   CHECK(paused.object == "endpoint " + urls[1]);
   CHECK(stopped.object == "endpoint " + urls[2]);
 }
@@ -114,7 +114,7 @@ TEST_CASE("TLS: a member reached by IP is verified against the name it is certif
     auto cl = make_client(cfg);
     auto r = cl->status(ip_url);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == cli::ErrorKind::CannotConnect);
+    CHECK(r.error().kind == base::ErrorKind::CannotConnect);
     CHECK(r.error().object == "endpoint " + ip_url);
   }
   SUBCASE("in-memory PEM as read from Secrets") {
@@ -138,7 +138,7 @@ TEST_CASE("TLS: a member reached by IP is verified against the name it is certif
     auto cl = make_client(cfg);
     auto r = cl->status(c.client_urls().at(0));
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == cli::ErrorKind::CannotConnect);
+    CHECK(r.error().kind == base::ErrorKind::CannotConnect);
   }
   SUBCASE("a mismatched client key is refused before dialling") {
     auto cfg = config_for(c);

@@ -12,7 +12,7 @@
 
 #include "helpers.h"
 #include "kube/base64.h"
-#include "kube/curl_error.h"
+#include "http/curl_error.h"
 
 using nlohmann::json;
 namespace r = kube::resources;
@@ -69,7 +69,7 @@ TEST_CASE("bearer token, tokenFile re-read when it changes, and 401/403 errors")
     // RBAC: view may not create.
     auto denied = c->create(r::configmaps, ns.name(), kube_e2e::configmap("x"));
     REQUIRE_FALSE(denied.ok());
-    CHECK(denied.error().kind == cli::ErrorKind::PermissionDenied);
+    CHECK(denied.error().kind == base::ErrorKind::PermissionDenied);
     CHECK(denied.error().status == 403);
     CHECK(denied.error().reason == "Forbidden");
     std::string line = denied.error().one_line();
@@ -96,7 +96,7 @@ TEST_CASE("bearer token, tokenFile re-read when it changes, and 401/403 errors")
     auto c = kube_e2e::client_for_kubeconfig(kube_e2e::kubeconfig_with_user(dir, "    token: not-a-valid-token\n"));
     auto l = c->list(r::configmaps, ns.name());
     REQUIRE_FALSE(l.ok());
-    CHECK(l.error().kind == cli::ErrorKind::PermissionDenied);
+    CHECK(l.error().kind == base::ErrorKind::PermissionDenied);
     CHECK(l.error().status == 401);
     MESSAGE(l.error().one_line());
     CHECK(l.error().one_line().find("unauthorized: cannot list configmaps in namespace") == 0);
@@ -236,8 +236,8 @@ TEST_CASE("TLS: verification on by default, tls-server-name, insecure-skip-tls-v
     auto c = kube_e2e::client_for_kubeconfig(write(""));  // system roots only
     auto l = c->get(r::namespaces, "", "default");
     REQUIRE_FALSE(l.ok());
-    CHECK(l.error().kind == cli::ErrorKind::CannotConnect);
-    CHECK(l.error().reason == kube::kReasonTLS);
+    CHECK(l.error().kind == base::ErrorKind::CannotConnect);
+    CHECK(l.error().reason == http::kReasonTLS);
     MESSAGE(l.error().one_line());
   }
   SUBCASE("insecure-skip-tls-verify works and warns") {
@@ -258,7 +258,7 @@ TEST_CASE("TLS: verification on by default, tls-server-name, insecure-skip-tls-v
     auto c2 = kube_e2e::client_for_kubeconfig(write(ca + "    tls-server-name: not-in-the-cert.example\n"));
     auto bad = c2->get(r::namespaces, "", "default");
     REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().reason == kube::kReasonTLS);
+    CHECK(bad.error().reason == http::kReasonTLS);
   }
   SUBCASE("basic auth is refused with a clear message") {
     user = "    username: admin\n    password: hunter2\n";
@@ -283,7 +283,7 @@ TEST_CASE("an unreachable server is CannotConnect") {
   auto c = kube_e2e::client_from(o, co);
   auto l = c->get(r::namespaces, "", "default");
   REQUIRE_FALSE(l.ok());
-  CHECK(l.error().kind == cli::ErrorKind::CannotConnect);
+  CHECK(l.error().kind == base::ErrorKind::CannotConnect);
   CHECK(c->stats().requests == 2);  // retried: nothing was sent
   MESSAGE(l.error().one_line());
   std::filesystem::remove_all(dir);

@@ -31,7 +31,7 @@ TEST_CASE("create, get, replace with resourceVersion, and a stale resourceVersio
   REQUIRE_FALSE(conflict.ok());
   CHECK(conflict.error().reason == "Conflict");
   CHECK(conflict.error().status == 409);
-  CHECK(conflict.error().kind == cli::ErrorKind::Failed);
+  CHECK(conflict.error().kind == base::ErrorKind::Failed);
   CHECK(conflict.error().one_line().find("configmaps \"" + ns.name() + "/a\"") == 0);
   MESSAGE(conflict.error().one_line());
 
@@ -47,7 +47,7 @@ TEST_CASE("not found and not served are told apart") {
   auto c = kube_e2e::admin();
   auto missing = c->get(r::configmaps, ns.name(), "nope");
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().kind == cli::ErrorKind::NotFound);
+  CHECK(missing.error().kind == base::ErrorKind::NotFound);
   CHECK(missing.error().reason == "NotFound");
   CHECK(missing.error().one_line() == "configmaps \"" + ns.name() + "/nope\": not found");
 
@@ -83,7 +83,7 @@ TEST_CASE("not found and not served are told apart") {
 
   auto missing_ns = c->create(r::configmaps, "no-such-namespace-x", kube_e2e::configmap("a"));
   REQUIRE_FALSE(missing_ns.ok());
-  CHECK(missing_ns.error().kind == cli::ErrorKind::NotFound);
+  CHECK(missing_ns.error().kind == base::ErrorKind::NotFound);
   CHECK(missing_ns.error().object == "namespaces \"no-such-namespace-x\"");
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("patches: merge, JSON, strategic merge, server-side apply") {
   kube::PatchOptions po;
   auto no_manager = c->apply(r::configmaps, ns.name(), applied, po);
   REQUIRE_FALSE(no_manager.ok());
-  CHECK(no_manager.error().kind == cli::ErrorKind::Usage);
+  CHECK(no_manager.error().kind == base::ErrorKind::Usage);
   po.field_manager = "etcd-operator-cli-test";
   po.force = true;
   auto a = c->apply(r::configmaps, ns.name(), applied, po);
@@ -174,7 +174,7 @@ TEST_CASE("delete preconditions: a wrong uid or resourceVersion is refused") {
   o.precondition_resource_version = (*obj)["metadata"]["resourceVersion"];
   auto ok = c->remove(r::configmaps, ns.name(), "x", o);
   REQUIRE_MESSAGE(ok.ok(), ok.error().one_line());
-  CHECK(c->get(r::configmaps, ns.name(), "x").error().kind == cli::ErrorKind::NotFound);
+  CHECK(c->get(r::configmaps, ns.name(), "x").error().kind == base::ErrorKind::NotFound);
 }
 
 TEST_CASE("paging: limit/continue over more objects than one page, selectors") {

@@ -31,7 +31,7 @@ TEST_CASE("v1alpha2 EtcdCluster: created; a CEL violation is one readable line")
   const auto& e = refused.error();
   CHECK(e.reason == "Invalid");
   CHECK(e.status == 422);
-  CHECK(e.kind == cli::ErrorKind::Failed);
+  CHECK(e.kind == base::ErrorKind::Failed);
   REQUIRE(e.causes.size() >= 1);
   std::string line = e.one_line();
   MESSAGE(line);

@@ -73,7 +73,7 @@ TEST_CASE("a path-prefixed server URL keeps its prefix on every verb") {
   REQUIRE(c->discovery().served(r::configmaps).ok());
   kube::DeleteOptions o;
   REQUIRE(c->remove(r::configmaps, ns.name(), "p", o).ok());
-  CHECK(c->get(r::configmaps, ns.name(), "p").error().kind == cli::ErrorKind::NotFound);
+  CHECK(c->get(r::configmaps, ns.name(), "p").error().kind == base::ErrorKind::NotFound);
   CHECK(paths.size() == 7);
 
   // Without the prefix the proxy answers 404 for everything: the API looks unserved.

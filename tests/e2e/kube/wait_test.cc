@@ -79,7 +79,7 @@ TEST_CASE("wait times out with ErrorKind::Timeout naming the object") {
   auto st = c->wait_deleted(r::configmaps, ns.name(), "stays", 2s);
   auto took = std::chrono::steady_clock::now() - start;
   REQUIRE_FALSE(st.ok());
-  CHECK(st.error().kind == cli::ErrorKind::Timeout);
+  CHECK(st.error().kind == base::ErrorKind::Timeout);
   CHECK(st.error().one_line() == "configmaps \"" + ns.name() + "/stays\": timed out after 2s waiting");
   CHECK(took < 5s);
 }

@@ -15,7 +15,7 @@
 
 #include "../backup/backup_e2e.h"
 #include "adopt_checks.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 
 using json = nlohmann::json;
 

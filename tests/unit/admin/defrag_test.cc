@@ -61,7 +61,7 @@ TEST_CASE("over the quota share, min-reclaim becomes the floor") {
 TEST_CASE("rule validation mirrors EtcdDefrag's schema") {
   DefragRule r;
   CHECK(admin::validate(r, false).ok());
-  CHECK(admin::validate(r, true).error().kind == cli::ErrorKind::Usage);  // min-reclaim alone
+  CHECK(admin::validate(r, true).error().kind == base::ErrorKind::Usage);  // min-reclaim alone
   r.quota_usage_above = 0.5;
   CHECK_FALSE(admin::validate(r, false).ok());
   r.quota_usage_above = 80;
@@ -79,9 +79,9 @@ TEST_CASE("outcomes: skipped by the rule succeeds, deferred is blocked, an RPC e
   rows[1].reason = "ClusterNotHealthy";
   rows[2].outcome = "Defragmented";
   auto o = admin::defrag_outcomes(rows);
-  CHECK(o == std::vector<cli::Outcome>{cli::Outcome::Succeeded, cli::Outcome::Blocked, cli::Outcome::Succeeded});
+  CHECK(o == std::vector<base::Outcome>{base::Outcome::Succeeded, base::Outcome::Blocked, base::Outcome::Succeeded});
   rows[2].outcome = "Failed";
-  CHECK(admin::defrag_outcomes(rows)[2] == cli::Outcome::Failed);
+  CHECK(admin::defrag_outcomes(rows)[2] == base::Outcome::Failed);
 }
 
 TEST_CASE("defrag rows render with EtcdDefrag's member field names and humanized sizes") {
@@ -89,7 +89,7 @@ TEST_CASE("defrag rows render with EtcdDefrag's member field names and humanized
   auto doc = admin::defrag_document({row});
   CHECK(doc[0]["reclaimedBytes"] == 20'000'000);
   CHECK(doc[0]["id"] == "000000000000001f");
-  CHECK(cli::render(doc, admin::defrag_view(), cli::Format::Table) ==
+  CHECK(output::render(doc, admin::defrag_view(), output::Format::Table) ==
         "NAME   ROLE       OUTCOME        REASON   BEFORE   AFTER    RECLAIMED\n"
         "c-aa   follower   Defragmented   -        25 MB    5.0 MB   20 MB\n");
 }

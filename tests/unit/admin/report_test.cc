@@ -13,7 +13,7 @@
 #include "admin/maintenance.h"
 #include "admin/snapshot.h"
 #include "admin/status.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 
 namespace {
 
@@ -65,13 +65,13 @@ TEST_CASE("health table: findings follow as a second table; JSON has both") {
   r.members = {a};
   r.findings.push_back({"ORPHAN_LEARNER", admin::Severity::Error, "https://x:2380", 0x20, "learner"});
   auto doc = admin::health_document(r);
-  CHECK(admin::render_report(doc, admin::health_view(), cli::Format::Table) ==
+  CHECK(admin::render_report(doc, admin::health_view(), output::Format::Table) ==
         "NAME   ID                 ROLE     HEALTHY   TOOK   ERROR\n"
         "c-a    0000000000000010   leader   true      12ms   -\n"
         "\nFINDINGS\n"
         "CODE             SEVERITY   MEMBER           ID                 MESSAGE\n"
         "ORPHAN_LEARNER   error      https://x:2380   0000000000000020   learner\n");
-  auto json = admin::render_report(doc, admin::health_view(), cli::Format::Json);
+  auto json = admin::render_report(doc, admin::health_view(), output::Format::Json);
   auto parsed = nlohmann::json::parse(json);
   CHECK(parsed["members"][0]["took"] == doctest::Approx(0.012));
   CHECK(parsed["findings"][0]["code"] == "ORPHAN_LEARNER");
@@ -79,15 +79,15 @@ TEST_CASE("health table: findings follow as a second table; JSON has both") {
 
 TEST_CASE("check prints 'no findings' and [] in JSON") {
   auto doc = admin::check_document({});
-  CHECK(admin::render_report(doc, admin::check_view(), cli::Format::Table) == "no findings\n");
-  CHECK(cli::render(doc, admin::check_view(), cli::Format::Json) == "{\n  \"findings\": []\n}\n");
+  CHECK(admin::render_report(doc, admin::check_view(), output::Format::Table) == "no findings\n");
+  CHECK(output::render(doc, admin::check_view(), output::Format::Json) == "{\n  \"findings\": []\n}\n");
 }
 
 TEST_CASE("alarm list: an explicit line when there is none, [] in JSON") {
-  CHECK(cli::render(admin::alarm_document({}, false), admin::alarm_view(false), cli::Format::Table) == "no alarms\n");
-  CHECK(cli::render(admin::alarm_document({}, false), admin::alarm_view(false), cli::Format::Json) == "[]\n");
+  CHECK(output::render(admin::alarm_document({}, false), admin::alarm_view(false), output::Format::Table) == "no alarms\n");
+  CHECK(output::render(admin::alarm_document({}, false), admin::alarm_view(false), output::Format::Json) == "[]\n");
   std::vector<admin::AlarmRow> rows{{"c-a", 0xabc, "NOSPACE", {}, {}}};
-  CHECK(cli::render(admin::alarm_document(rows, false), admin::alarm_view(false), cli::Format::Table) ==
+  CHECK(output::render(admin::alarm_document(rows, false), admin::alarm_view(false), output::Format::Table) ==
         "MEMBER   ID                 ALARM\nc-a      0000000000000abc   NOSPACE\n");
 }
 
@@ -95,9 +95,9 @@ TEST_CASE("compact: the current revision, --revision, --keep; nonsense refused")
   CHECK(*admin::compact_target({}, 100) == 100);
   CHECK(*admin::compact_target({50, {}, false}, 100) == 50);
   CHECK(*admin::compact_target({{}, 10, false}, 100) == 90);
-  CHECK(admin::compact_target({{}, 100, false}, 100).error().kind == cli::ErrorKind::Refused);
-  CHECK(admin::compact_target({200, {}, false}, 100).error().kind == cli::ErrorKind::Usage);
-  CHECK(admin::compact_target({5, 5, false}, 100).error().kind == cli::ErrorKind::Usage);
+  CHECK(admin::compact_target({{}, 100, false}, 100).error().kind == base::ErrorKind::Refused);
+  CHECK(admin::compact_target({200, {}, false}, 100).error().kind == base::ErrorKind::Usage);
+  CHECK(admin::compact_target({5, 5, false}, 100).error().kind == base::ErrorKind::Usage);
 }
 
 TEST_CASE("effective quota: Status, else spec.options, else 2 GiB") {
@@ -109,7 +109,7 @@ TEST_CASE("effective quota: Status, else spec.options, else 2 GiB") {
 
 TEST_CASE("a snapshot file is valid when its trailer is the sha256 of the rest") {
   std::string db(512 * 3, 'x');
-  backup::Sha256 sha;
+  base::Sha256 sha;
   sha.update(db);
   auto d = sha.finish();
   std::string trailer(reinterpret_cast<const char*>(d.data()), d.size());
@@ -121,7 +121,7 @@ TEST_CASE("a snapshot file is valid when its trailer is the sha256 of the rest")
   auto ok = admin::verify_snapshot_file(path);
   CHECK(ok.valid);
   CHECK(ok.size == db.size() + 32);
-  CHECK(ok.sha256 == backup::to_hex(d));
+  CHECK(ok.sha256 == base::to_hex(d));
 
   {
     std::ofstream f(path, std::ios::binary);

@@ -64,15 +64,15 @@ TEST_CASE("an EtcdSnapshot to S3 with a name of one's own") {
 
 TEST_CASE("--via-cr needs exactly one complete destination and a cluster") {
   admin::SnapshotCrRequest none;
-  CHECK(admin::snapshot_cr(target(), none, {}).error().kind == cli::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(target(), none, {}).error().kind == base::ErrorKind::Usage);
   admin::SnapshotCrRequest both;
   both.pvc = "p";
   both.s3_bucket = "b";
-  CHECK(admin::snapshot_cr(target(), both, {}).error().kind == cli::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(target(), both, {}).error().kind == base::ErrorKind::Usage);
   admin::SnapshotCrRequest partial;
   partial.s3_bucket = "b";
-  CHECK(admin::snapshot_cr(target(), partial, {}).error().kind == cli::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(target(), partial, {}).error().kind == base::ErrorKind::Usage);
   admin::SnapshotCrRequest pvc;
   pvc.pvc = "p";
-  CHECK(admin::snapshot_cr(admin::Target{}, pvc, {}).error().kind == cli::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(admin::Target{}, pvc, {}).error().kind == base::ErrorKind::Usage);
 }

@@ -30,7 +30,7 @@ TEST_CASE("--connect auto: direct inside a cluster, port-forward outside (admin.
   CHECK(*admin::parse_connect("port-forward", inside) == admin::ConnectMode::PortForward);
   auto bad = admin::parse_connect("tunnel", outside);
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().kind == cli::ErrorKind::Usage);
+  CHECK(bad.error().kind == base::ErrorKind::Usage);
 }
 
 TEST_CASE("normalize settles --connect: a cluster target forwards, --endpoints are dialled as given") {
@@ -48,20 +48,20 @@ TEST_CASE("normalize settles --connect: a cluster target forwards, --endpoints a
   e.connect = "port-forward";
   auto refused = admin::normalize(e, env_of({}));
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().kind == cli::ErrorKind::Usage);
+  CHECK(refused.error().kind == base::ErrorKind::Usage);
 }
 
 TEST_CASE("no target at all is a usage error") {
   auto r = admin::normalize({}, env_of({}));
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::Usage);
+  CHECK(r.error().kind == base::ErrorKind::Usage);
 }
 
 TEST_CASE("--endpoints with -c is a usage error") {
   admin::TargetOptions o;
   o.cluster = "c";
   o.endpoints = {"http://x:2379"};
-  CHECK(admin::normalize(o, env_of({})).error().kind == cli::ErrorKind::Usage);
+  CHECK(admin::normalize(o, env_of({})).error().kind == base::ErrorKind::Usage);
 }
 
 TEST_CASE("ETCDCTL_* fill what flags leave empty, only without a cluster") {
@@ -94,7 +94,7 @@ TEST_CASE("--user without a password and no ETCDCTL_PASSWORD is a usage error wi
   o.user = "root";
   auto r = admin::normalize(o, env_of({}));
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == cli::ErrorKind::Usage);
+  CHECK(r.error().kind == base::ErrorKind::Usage);
 }
 
 TEST_CASE("members are dialled at their pod IP and verified as their member DNS name (E14)") {
@@ -179,6 +179,6 @@ TEST_CASE("member_config dials one member, a Pod replaced since resolution inclu
     REQUIRE(cfg.dial);
     auto other = cfg.dial("https://127.1.0.1:2379");
     REQUIRE_FALSE(other);
-    CHECK(other.error().kind == cli::ErrorKind::CannotConnect);
+    CHECK(other.error().kind == base::ErrorKind::CannotConnect);
   }
 }

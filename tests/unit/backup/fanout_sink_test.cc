@@ -7,26 +7,26 @@
 
 namespace {
 
-struct Recorder : backup::Sink {
+struct Recorder : base::Sink {
   std::string data;
   bool fail_write = false, fail_commit = false;
   int commits = 0, aborts = 0;
-  cli::Status write(std::string_view d) override {
-    if (fail_write) return cli::make_error(cli::ErrorKind::Failed, "write failed");
+  base::Status write(std::string_view d) override {
+    if (fail_write) return base::make_error(base::ErrorKind::Failed, "write failed");
     data.append(d);
     return {};
   }
-  cli::Status commit() override {
+  base::Status commit() override {
     if (fail_commit) {
       ++aborts;  // a sink cleans up after its own failed commit
-      return cli::make_error(cli::ErrorKind::Failed, "commit failed");
+      return base::make_error(base::ErrorKind::Failed, "commit failed");
     }
     ++commits;
     return {};
   }
   void abort() noexcept override { ++aborts; }
-  std::optional<backup::Digest> told;
-  void written_sha256(const backup::Digest& d) override { told = d; }
+  std::optional<base::Digest> told;
+  void written_sha256(const base::Digest& d) override { told = d; }
 };
 
 }  // namespace
@@ -81,7 +81,7 @@ TEST_CASE("the stream's sha256 is passed on to every sink") {
   Recorder a, b;
   backup::FanoutSink f({&a, &b});
   REQUIRE(f.write("abc").ok());
-  auto d = backup::sha256("abc");
+  auto d = base::sha256("abc");
   f.written_sha256(d);
   REQUIRE(f.commit().ok());
   CHECK(a.told == d);

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "backup/sha256.h"
+#include "base/sha256.h"
 
 using namespace backup;
 
@@ -29,7 +29,7 @@ TEST_CASE("endpoints that are not http(s) URLs with a host are usage errors nami
     CAPTURE(bad);
     auto ep = parse_s3_endpoint(bad);
     REQUIRE_FALSE(ep.ok());
-    CHECK(ep.error().kind == cli::ErrorKind::Usage);
+    CHECK(ep.error().kind == base::ErrorKind::Usage);
     CHECK(ep.error().one_line().find(bad) != std::string::npos);
   }
 }
@@ -103,19 +103,19 @@ TEST_CASE("CompleteMultipartUpload lists parts from 1 with quoted ETags") {
 }
 
 TEST_CASE("single-part ETag is the MD5 of the body") {
-  CHECK(single_etag(md5("hello\n")) == "b1946ac92492d2347c6235b4d2611184");
-  CHECK(to_hex(md5("")) == "d41d8cd98f00b204e9800998ecf8427e");
+  CHECK(single_etag(base::md5("hello\n")) == "b1946ac92492d2347c6235b4d2611184");
+  CHECK(base::to_hex(base::md5("")) == "d41d8cd98f00b204e9800998ecf8427e");
 }
 
 TEST_CASE("multipart ETag is the MD5 of the parts' binary MD5s, then -N") {
   // Two parts, known answer from Python: md5(md5(b"a" * 5 MiB) + md5(b"b")).
   std::string p1(5u << 20, 'a');
-  CHECK(multipart_etag({md5(p1), md5("b")}) == "e5a8c5272b26fc10581a21089559b006-2");
+  CHECK(multipart_etag({base::md5(p1), base::md5("b")}) == "e5a8c5272b26fc10581a21089559b006-2");
   // One part: still the multipart form, which differs from the single-part ETag.
-  CHECK(multipart_etag({md5("x")}) != single_etag(md5("x")));
-  CHECK(multipart_etag({md5("x")}).substr(32) == "-1");
+  CHECK(multipart_etag({base::md5("x")}) != single_etag(base::md5("x")));
+  CHECK(multipart_etag({base::md5("x")}).substr(32) == "-1");
   // Known answer from Python: hashlib.md5(hashlib.md5(b"abc").digest()).hexdigest() + "-1".
-  CHECK(multipart_etag({md5("abc")}) == "af5da9f45af7a300e3aded972f8ff687-1");
+  CHECK(multipart_etag({base::md5("abc")}) == "af5da9f45af7a300e3aded972f8ff687-1");
 }
 
 TEST_CASE("ETags are compared unquoted and in lower case") {
@@ -137,22 +137,22 @@ TEST_CASE("part size: the preferred size, at least 5 MiB, grown in MiB steps bey
 
 TEST_CASE("S3 errors: one line naming the object, the cause and what to do") {
   auto e = s3_error("cannot use the bucket", "s3://b/k", 403, "SignatureDoesNotMatch", "long server text");
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   CHECK(e.one_line() ==
         "s3://b/k: cannot use the bucket: S3 answered 403 SignatureDoesNotMatch (the request signature does not "
         "match); check AWS_SECRET_ACCESS_KEY of the S3 credentials and the region");
   e = s3_error("x", "s3://b/k", 403, "InvalidAccessKeyId", "");
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   CHECK(e.hint.find("AWS_ACCESS_KEY_ID") != std::string::npos);
   e = s3_error("x", "s3://b/k", 404, "XAdminUserNotFound", "");
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   e = s3_error("x", "s3://nope/k", 404, "NoSuchBucket", "");
-  CHECK(e.kind == cli::ErrorKind::NotFound);
+  CHECK(e.kind == base::ErrorKind::NotFound);
   CHECK(e.one_line().find("the bucket does not exist") != std::string::npos);
   CHECK(e.reason == "NoSuchBucket");
   CHECK(e.status == 404);
   e = s3_error("x", "s3://b/k", 500, "InternalError", "We encountered an internal error.\nPlease retry.");
-  CHECK(e.kind == cli::ErrorKind::Failed);
+  CHECK(e.kind == base::ErrorKind::Failed);
   CHECK(e.one_line().find('\n') == std::string::npos);
   CHECK(e.one_line().find("internal error") != std::string::npos);
 }

@@ -32,7 +32,7 @@ TEST_CASE("quiet drops notes but never errors or warnings") {
 TEST_CASE("an error value prints as its one line") {
   std::ostringstream s;
   cli::Diag d(s, false);
-  d.error(cli::make_error(cli::ErrorKind::NotFound, "not found", "pod \"a/b\"", "check the name"));
+  d.error(base::make_error(base::ErrorKind::NotFound, "not found", "pod \"a/b\"", "check the name"));
   CHECK(s.str() == "error: pod \"a/b\": not found; check the name\n");
 }
 

@@ -12,9 +12,9 @@ TEST_CASE("the version comes from meson's project version") {
 
 TEST_CASE("version renders one line as table and the same facts as json") {
   auto doc = cli::version_document("kubectl-etcd");
-  CHECK(cli::render(doc, cli::version_view(), cli::Format::Table) ==
+  CHECK(output::render(doc, cli::version_view(), output::Format::Table) ==
         std::string("kubectl-etcd version ") + cli::kVersion + "\n");
-  auto back = nlohmann::json::parse(cli::render(doc, cli::version_view(), cli::Format::Json));
+  auto back = nlohmann::json::parse(output::render(doc, cli::version_view(), output::Format::Json));
   CHECK(back["program"] == "kubectl-etcd");
   CHECK(back["version"] == cli::kVersion);
 }

@@ -26,7 +26,7 @@ TEST_CASE("bad endpoints are usage errors") {
     CAPTURE(s);
     auto r = parse_endpoint(s, false);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == cli::ErrorKind::Usage);
+    CHECK(r.error().kind == base::ErrorKind::Usage);
   }
 }
 

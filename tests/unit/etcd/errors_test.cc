@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 #include <grpcpp/support/status.h>
 
-using cli::ErrorKind;
+using base::ErrorKind;
 using etcd::map_error;
 
 namespace {

@@ -44,7 +44,7 @@ TEST_CASE("bad member IDs are usage errors that quote the input") {
     CAPTURE(s);
     auto r = parse_member_id(s);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == cli::ErrorKind::Usage);
+    CHECK(r.error().kind == base::ErrorKind::Usage);
     CHECK(r.error().message.find(std::string("\"") + s + "\"") != std::string::npos);
   }
 }
@@ -57,7 +57,7 @@ TEST_CASE("the hex-only form reads what the Go plugin read, never decimal") {
     CAPTURE(s);
     auto r = parse_hex_member_id(s);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == cli::ErrorKind::Usage);
+    CHECK(r.error().kind == base::ErrorKind::Usage);
     CHECK(r.error().message.find(std::string("\"") + s + "\"") != std::string::npos);
   }
 }

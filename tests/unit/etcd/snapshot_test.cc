@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backup/file_sink.h"
-#include "backup/sha256.h"
+#include "base/sha256.h"
 
 namespace {
 
@@ -31,7 +31,7 @@ std::vector<Message> record(const std::string& db) {
     std::string blob = db.substr(off, chunk);
     out.push_back({blob, db.size() - off - blob.size()});
   }
-  auto d = backup::sha256(db);
+  auto d = base::sha256(db);
   out.push_back({std::string(reinterpret_cast<const char*>(d.data()), d.size()), 0});
   return out;
 }
@@ -65,7 +65,7 @@ std::string slurp(const std::string& p) {
   return ss.str();
 }
 
-cli::Status replay(const std::vector<Message>& msgs, const std::string& path, std::string* sha = nullptr) {
+base::Status replay(const std::vector<Message>& msgs, const std::string& path, std::string* sha = nullptr) {
   auto sink = backup::FileSink::create(path);
   REQUIRE(sink.ok());
   etcd::SnapshotReceiver rx(**sink, {}, "endpoint test");
@@ -86,9 +86,9 @@ TEST_CASE("a whole stream is saved as db followed by its sha256, as etcdctl save
   std::string sha;
   REQUIRE(replay(record(db), path, &sha).ok());
   std::string saved = slurp(path);
-  auto d = backup::sha256(db);
+  auto d = base::sha256(db);
   CHECK(saved == db + std::string(reinterpret_cast<const char*>(d.data()), d.size()));
-  CHECK(sha == backup::to_hex(d));
+  CHECK(sha == base::to_hex(d));
   CHECK_FALSE(exists(path + ".part"));
 }
 
@@ -150,7 +150,7 @@ TEST_CASE("a stream cut short is rejected and leaves no file") {
 TEST_CASE("the trailer is found however the stream is chunked") {
   TempDir dir;
   std::string db = fake_db(1000);
-  auto d = backup::sha256(db);
+  auto d = base::sha256(db);
   std::string all = db + std::string(reinterpret_cast<const char*>(d.data()), d.size());
   for (std::size_t step : {std::size_t{1}, std::size_t{7}, std::size_t{31}, std::size_t{32}, std::size_t{33},
                            std::size_t{1032}}) {
@@ -179,20 +179,20 @@ TEST_CASE("progress reports bytes received against the announced size") {
 namespace {
 
 // Records what a receiver hands its sink, and when the digest arrives.
-struct TellingSink : backup::Sink {
+struct TellingSink : base::Sink {
   std::string data;
-  std::optional<backup::Digest> told;
+  std::optional<base::Digest> told;
   bool told_before_commit = false;
-  cli::Status write(std::string_view d) override {
+  base::Status write(std::string_view d) override {
     data.append(d);
     return {};
   }
-  cli::Status commit() override {
+  base::Status commit() override {
     told_before_commit = told.has_value();
     return {};
   }
   void abort() noexcept override {}
-  void written_sha256(const backup::Digest& d) override { told = d; }
+  void written_sha256(const base::Digest& d) override { told = d; }
 };
 
 }  // namespace
@@ -205,10 +205,10 @@ TEST_CASE("the sink is told the sha256 of every byte it got, trailer included, b
   REQUIRE(rx.finish().ok());
   REQUIRE(sink.told.has_value());
   CHECK(sink.told_before_commit);
-  CHECK(*sink.told == backup::sha256(sink.data));
-  CHECK(rx.stream_sha256_hex() == backup::to_hex(backup::sha256(sink.data)));
+  CHECK(*sink.told == base::sha256(sink.data));
+  CHECK(rx.stream_sha256_hex() == base::to_hex(base::sha256(sink.data)));
   // The db's own digest stays the trailer's, not the stream's.
-  CHECK(rx.sha256_hex() == backup::to_hex(backup::sha256(db)));
+  CHECK(rx.sha256_hex() == base::to_hex(base::sha256(db)));
   CHECK(rx.sha256_hex() != rx.stream_sha256_hex());
 }
 

@@ -174,7 +174,7 @@ TEST_CASE("one-line errors: bad YAML, unknown context, missing user or cluster, 
   o.context = "nope";
   auto unknown = kube::load_config(o);
   REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.error().kind == cli::ErrorKind::NotFound);
+  CHECK(unknown.error().kind == base::ErrorKind::NotFound);
   CHECK(unknown.error().one_line() == "context \"nope\": not found in kubeconfig \"" + d.path +
                                           "/one\"; list them with 'kubectl config get-contexts'");
 

@@ -9,7 +9,7 @@ const kube::Resource ec{"etcd-operator.cozystack.io", "v1alpha2", "etcdclusters"
 TEST_CASE("403 names the verb, resource and namespace refused") {
   kube::RequestContext ctx{"create", ec, "x", "", ""};
   auto e = kube::status_error(403, R"({"kind":"Status","status":"Failure","message":"etcdclusters.etcd-operator.cozystack.io is forbidden: User \"bob\" cannot create","reason":"Forbidden","code":403})", ctx);
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   CHECK(e.reason == "Forbidden");
   CHECK(e.status == 403);
   CHECK(e.one_line().find("cannot create etcdclusters.etcd-operator.cozystack.io in namespace \"x\": ") == 0);
@@ -18,20 +18,20 @@ TEST_CASE("403 names the verb, resource and namespace refused") {
 TEST_CASE("401 says unauthorized, cluster-scoped without a namespace") {
   kube::RequestContext ctx{"list", kube::resources::namespaces, "", "", ""};
   auto e = kube::status_error(401, R"({"kind":"Status","message":"Unauthorized","reason":"Unauthorized","code":401})", ctx);
-  CHECK(e.kind == cli::ErrorKind::PermissionDenied);
+  CHECK(e.kind == base::ErrorKind::PermissionDenied);
   CHECK(e.message == "unauthorized: cannot list namespaces: Unauthorized");
 }
 
 TEST_CASE("404 with a named object is NotFound; without one it is NotServed") {
   kube::RequestContext ctx{"get", ec, "ns", "c", ""};
   auto nf = kube::status_error(404, R"({"kind":"Status","reason":"NotFound","details":{"name":"c","group":"etcd-operator.cozystack.io","kind":"etcdclusters"},"code":404})", ctx);
-  CHECK(nf.kind == cli::ErrorKind::NotFound);
+  CHECK(nf.kind == base::ErrorKind::NotFound);
   CHECK(nf.one_line() == "etcdclusters.etcd-operator.cozystack.io \"ns/c\": not found");
   auto ns = kube::status_error(404, R"({"kind":"Status","reason":"NotFound","details":{"name":"ns","kind":"namespaces"},"code":404})", {"create", ec, "ns", "", ""});
   CHECK(ns.object == "namespaces \"ns\"");
   auto unserved = kube::status_error(404, "404 page not found\n", ctx);
   CHECK(unserved.reason == kube::kReasonNotServed);
-  CHECK(unserved.kind == cli::ErrorKind::Failed);
+  CHECK(unserved.kind == base::ErrorKind::Failed);
   auto unserved2 = kube::status_error(404, R"({"kind":"Status","reason":"NotFound","message":"the server could not find the requested resource","details":{},"code":404})", ctx);
   CHECK(unserved2.reason == kube::kReasonNotServed);
 }
@@ -60,7 +60,7 @@ TEST_CASE("is_not_found is the NotFound kind only: an unserved resource is not a
   kube::RequestContext ctx{"get", ec, "ns", "c", ""};
   CHECK(kube::is_not_found(kube::status_error(404, R"({"kind":"Status","reason":"NotFound","details":{"name":"c"},"code":404})", ctx)));
   CHECK_FALSE(kube::is_not_found(kube::status_error(404, "404 page not found\n", ctx)));
-  cli::Error e = cli::make_error(cli::ErrorKind::Failed, "x");
+  base::Error e = base::make_error(base::ErrorKind::Failed, "x");
   e.reason = "NotFound";
   CHECK_FALSE(kube::is_not_found(e));
 }
@@ -84,5 +84,5 @@ TEST_CASE("a Secret's echoed values are redacted; a non-Status body is folded an
   auto html = kube::status_error(502, std::string(500, 'x') + "\n<html>", {"get", ec, "ns", "c", ""});
   CHECK(html.reason == "Unknown");
   CHECK(html.one_line().size() < 300);
-  CHECK(html.kind == cli::ErrorKind::Failed);
+  CHECK(html.kind == base::ErrorKind::Failed);
 }

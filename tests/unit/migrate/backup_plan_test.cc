@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "cli/yaml_emit.h"
+#include "output/yaml_emit.h"
 #include "migrate/backup_plan.h"
 #include "operator/names.h"
 

@@ -1,0 +1,45 @@
+#include "base/rfc3339.h"
+
+#include <cstdio>
+#include <string>
+
+namespace base {
+
+std::optional<std::time_t> parse_rfc3339_seconds(std::string_view s) {
+  int Y, M, D, h, m, sec;
+  char rest[64] = {0};
+  const std::string str(s.substr(0, 60));
+  if (std::sscanf(str.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%63s", &Y, &M, &D, &h, &m, &sec, rest) < 6) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = Y - 1900;
+  tm.tm_mon = M - 1;
+  tm.tm_mday = D;
+  tm.tm_hour = h;
+  tm.tm_min = m;
+  tm.tm_sec = sec;
+  std::time_t t = timegm(&tm);
+  std::string_view r(rest);
+  if (!r.empty() && r.front() == '.') {
+    std::size_t i = 1;
+    while (i < r.size() && r[i] >= '0' && r[i] <= '9') ++i;
+    r.remove_prefix(i);
+  }
+  if (r.empty() || r == "Z" || r == "z") return t;
+  if ((r.front() == '+' || r.front() == '-') && r.size() >= 6) {
+    int oh = 0, om = 0;
+    if (std::sscanf(std::string(r.substr(1)).c_str(), "%2d:%2d", &oh, &om) != 2) return std::nullopt;
+    const int off = (oh * 60 + om) * 60;
+    return r.front() == '+' ? t - off : t + off;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view s) {
+  auto t = parse_rfc3339_seconds(s);
+  if (!t) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(*t);
+}
+
+}  // namespace base

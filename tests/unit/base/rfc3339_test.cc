@@ -1,0 +1,20 @@
+#include "base/rfc3339.h"
+
+#include <doctest/doctest.h>
+
+TEST_CASE("RFC 3339 as Kubernetes writes it: Z, fractions, offsets") {
+  CHECK(base::parse_rfc3339_seconds("2030-01-02T03:04:05Z") == std::time_t{1893553445});
+  CHECK(base::parse_rfc3339_seconds("2030-01-02T03:04:05.123456Z") == std::time_t{1893553445});
+  CHECK(base::parse_rfc3339_seconds("2030-01-02T05:04:05.123+02:00") == std::time_t{1893553445});
+  CHECK(base::parse_rfc3339_seconds("2030-01-02T01:34:05-01:30") == std::time_t{1893553445});
+  // Beyond 2262 a nanosecond time_point would overflow; seconds do not.
+  CHECK(base::parse_rfc3339_seconds("9999-12-31T23:59:59Z") == std::time_t{253402300799});
+  auto tp = base::parse_rfc3339("2030-01-02T03:04:05Z");
+  REQUIRE(tp.has_value());
+  CHECK(std::chrono::system_clock::to_time_t(*tp) == 1893553445);
+
+  CHECK_FALSE(base::parse_rfc3339_seconds("yesterday").has_value());
+  CHECK_FALSE(base::parse_rfc3339_seconds("").has_value());
+  CHECK_FALSE(base::parse_rfc3339_seconds("2030-01-02T03:04:05 tomorrow").has_value());
+  CHECK_FALSE(base::parse_rfc3339_seconds("2030-01-02T03:04:05+0").has_value());
+}
