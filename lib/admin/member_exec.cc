@@ -517,7 +517,7 @@ class Runner {
 
   cli::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
 
-  // admin.md 4.4 step 6. Only after etcd stopped listing the member (with the
+  // --force-delete-pod. Only after etcd stopped listing the member (with the
   // operator active its finalizer does the removal): a Pod force-deleted
   // before that could leave a voter whose process nobody owns.
   cli::Result<Outcome> force_delete_pod() {
@@ -545,7 +545,7 @@ class Runner {
     return Outcome{"done", node.empty() ? "Pod deleted" : "Pod deleted (Node " + node + " NotReady or gone)"};
   }
 
-  // --- roll (admin.md 4.7) ------------------------------------------------------
+  // --- roll (docs/break-glass-design.md#quorum) -----------------------------------------
   // Before the delete: the EtcdMember names the Pod being replaced, so a run
   // killed after the delete is finished by a re-run without a second one.
   cli::Result<Outcome> mark_roll() {

@@ -628,7 +628,7 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   }
 }
 
-// --force-delete-pod (admin.md 4.4 step 6): only a Pod whose Node is NotReady
+// --force-delete-pod: only a Pod whose Node is NotReady
 // or gone; on a Ready Node the kubelet finishes the deletion itself.
 void force_delete_step(const LiveState& s, MemberPlan& p) {
   const json* pod = pod_of(s, p.member);
@@ -773,7 +773,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   }
 }
 
-// admin.md 4.7: the operator recreates the Pod from its own template; only a
+// docs/rules.md#member-pod-and-pvc: the operator recreates the Pod from its own template; only a
 // PVC brings the data and the member ID back.
 void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p) {
   p.mode = Mode::Operator;
@@ -884,7 +884,7 @@ MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
     }
   }
   if (p.kind == TargetKind::Orphan && p.mode == Mode::Operator && r.op == MemberOp::Remove) {
-    // admin.md 4.4 (b): safe even with the operator active.
+    // An etcd member without EtcdMember (docs/break-glass-design.md#quorum): safe even with the operator active.
     p.refusals.erase(std::remove_if(p.refusals.begin(), p.refusals.end(),
                                     [](const std::string& x) { return x.rfind("the operator is not active", 0) == 0; }),
                      p.refusals.end());

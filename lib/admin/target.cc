@@ -230,7 +230,7 @@ cli::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const 
     }
     if (client_secret.empty() && o.cert.empty()) {
       // The Go plugin's fallback identity: the server's own keypair, which
-      // carries the clientAuth usage (admin.md 5.2).
+      // carries the clientAuth usage (docs/rules.md#tls-material).
       cfg.tls.cert_pem = d->value(std::string(op::kSecretCert), "");
       cfg.tls.key_pem = d->value(std::string(op::kSecretKey), "");
     }
@@ -281,7 +281,7 @@ cli::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const 
     return cli::make_error(cli::ErrorKind::Failed, "missing a non-empty \"password\" key",
                            kube::resources::secrets.describe(ns, name));
   }
-  // The etcd user of the operator's clusters is always root (admin.md 5.3).
+  // The etcd user of the operator's clusters is always root (docs/rules.md#authentication).
   cfg.user = cluster.is_null() ? d->value(std::string(op::kSecretUsername), std::string(op::kRootUser))
                                 : std::string(op::kRootUser);
   if (cfg.user.empty()) cfg.user = op::kRootUser;

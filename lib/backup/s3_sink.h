@@ -14,8 +14,9 @@
 //
 // create() checks before any byte streams: the bucket exists, the
 // credentials work, the endpoint answers; and an object already under the
-// key is only replaced when it carries the same owner metadata (decisions.md
-// E9: the tool overwrites its own earlier artefact and nothing else).
+// key is only replaced when it carries the same owner metadata
+// (docs/rules.md#safety-backup: the tool overwrites its own earlier artefact and
+// nothing else).
 #pragma once
 
 #include <cstdint>

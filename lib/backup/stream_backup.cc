@@ -51,7 +51,7 @@ std::string trim(std::string s) {
   return s;
 }
 
-// E9 for the local artefact: an existing file is replaced only when its
+// docs/rules.md#safety-backup for the local artefact: an existing file is replaced only when its
 // .uid companion names the same cluster.
 cli::Status check_file_owner(const std::string& path, const std::string& uid) {
   struct stat st{};

@@ -151,7 +151,7 @@ class Pipeline {
   void run_steps() {
     check_stop();
     bool pods_reowned = pods_have_new_owner();
-    // D4: what could fail later is checked before auth is touched.
+    // What could fail later is checked before auth is touched (docs/rules.md#auth-restored-on-early-failure).
     if (!pods_reowned && !request_.skip_backup) backup_prerequisites();
     root_secret();
     if (!pods_reowned) {
@@ -167,7 +167,7 @@ class Pipeline {
     statefulset_step(cluster_uid);
     leftovers_step();
     reown_step(member_uids);
-    // D4: once the pods belong to the new cluster, auth stays off for the
+    // Once the pods belong to the new cluster, auth stays off for the
     // new operator to turn on; a later failure no longer restores it.
     auth_disabled_by_us_ = false;
     service_step(cluster_uid);
@@ -187,7 +187,7 @@ class Pipeline {
       }
     }
     if (valid_.backup_mode == BackupMode::Job) {
-      // D13: the Secret or PVC is there and the image known, before auth.
+      // Job mode (docs/rules.md#backup-job): the Secret or PVC is there and the image known, before auth.
       if (auto s = check_job_destination(k_, p_.ns, request_); !s) fail(step, s.error());
       agent_image_ = must(step, agent_image(k_, request_, valid_.new_controller));
       return;
@@ -285,7 +285,7 @@ class Pipeline {
       acted = true;
     }
     if (p_.spec_auth) {
-      // E2: the password cannot be read back, so replacing root is the
+      // docs/rules.md#root-user-replaced: the password cannot be read back, so replacing root is the
       // idempotent form; a kill between delete and add leaves no root and
       // auth off, and the re-run adds it.
       if (auto s = c.user_delete("root"); !s && s.error().reason != etcd::reason::kUserNotFound) fail(step, s.error());
@@ -394,7 +394,8 @@ class Pipeline {
     return out;
   }
 
-  // Facts verify needs, recorded before anything changes owner (E5, E8, E11).
+  // Facts verify needs, recorded before anything changes owner (docs/rules.md#our-annotation-keys,
+  // docs/rules.md#controllerrevisions, docs/rules.md#verify-data-check).
   ojson adoption_facts() {
     const std::string step = "record adoption facts";
     ojson facts = {{"legacyUID", p_.legacy_uid}, {"clusterID", p_.cluster_id}};
@@ -459,12 +460,12 @@ class Pipeline {
       cluster = created ? *created : must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
       acted = true;
     }
-    // D10: only our own object for this legacy cluster.
+    // Only our own object for this legacy cluster (docs/rules.md#only-our-own-objects).
     if (op::annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
       fail(step, cli::make_error(cli::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
                                  "etcdcluster \"" + p_.ns + "/" + p_.name + "\"", "B17: it is not ours to adopt into"));
     }
-    // Status prefill (§8.3), re-read and re-decided on a conflict.
+    // Status prefill (docs/rules.md#status-prefill), re-read and re-decided on a conflict.
     for (int attempt = 0; op::string_at(cluster, "/status/clusterID").empty(); ++attempt) {
       json updated = cluster;
       updated["status"] = json(p_.cluster_status);
@@ -612,7 +613,7 @@ class Pipeline {
   void leftovers_step() {
     const std::string step = "legacy-leftovers";
     bool acted = false;
-    // E8: the StatefulSet's ControllerRevisions, by the names recorded.
+    // The StatefulSet's ControllerRevisions, by the names recorded (docs/rules.md#controllerrevisions).
     json facts = json::parse(op::annotation(cluster_, op::kAnnAdoption), nullptr, false);
     std::vector<std::pair<const kube::Resource*, std::string>> todo;
     if (facts.is_object()) {
@@ -711,7 +712,7 @@ class Pipeline {
       acted = true;
     }
     if (p_.client_service != c) {
-      // E1: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
+      // docs/rules.md#client-service-cutover: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
       bool wrote = set_service_owners(step, p_.client_service, nullptr, [&](const json& cs) {
         json refs = json::array();
         for (const auto& r : cs["metadata"].value("ownerReferences", json::array())) {
@@ -738,7 +739,7 @@ class Pipeline {
       if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
       acted = r.ok();
     }
-    // D18: not awaited; it stays Terminating while the legacy webhooks exist.
+    // Not awaited (docs/rules.md#legacy-webhooks): it stays Terminating while the legacy webhooks exist.
     done(step, acted);
   }
 
@@ -771,7 +772,7 @@ BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vecto
     case BackupAction::Create:
     case BackupAction::Skip: break;
   }
-  // D14: only for a cluster adopted in this run (or earlier).
+  // docs/rules.md#legacy-backups: only for a cluster adopted in this run (or earlier).
   for (const auto& c : clusters) {
     if (c.ns == b.ns && c.name == b.cluster && c.outcome != ClusterOutcome::Adopted) {
       r.outcome = "waiting";

@@ -30,7 +30,7 @@ namespace {
 
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
 
-// D10: an existing new-API EtcdCluster is ours only with our marker for this
+// docs/rules.md#only-our-own-objects: an existing new-API EtcdCluster is ours only with our marker for this
 // legacy UID and, once prefilled, the same cluster ID.
 void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
   bool cluster_ok = false;
@@ -73,7 +73,7 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
   }
 }
 
-// E1: a Service named <c> other than the legacy client or headless Service,
+// docs/rules.md#client-service-cutover: a Service named <c> other than the legacy client or headless Service,
 // or than the native headless Service of an earlier run, is someone else's.
 void check_service_c(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
   if (!facts.service_c || legacy.client_service() == legacy.name || legacy.headless_service() == legacy.name) return;
@@ -224,7 +224,7 @@ void build_objects(const op::LegacyCluster& legacy, const ClusterFacts& facts, c
   status["observed"] = observed;
   plan.cluster_status = status;
 
-  // E6: member-level labels plus the cluster's additionalMetadata labels
+  // docs/rules.md#adopted-members: member-level labels plus the cluster's additionalMetadata labels
   // (reserved keys dropped as the operator drops them; ours win).
   ojson extra_labels = ojson::object();
   if (t.spec.contains("additionalMetadata") && t.spec["additionalMetadata"].contains("labels")) {

@@ -22,7 +22,7 @@ struct Judge {
     ++requests;
     if (s.ok()) return;
     const cli::Error& e = s.error();
-    // An object of an earlier run is done, not rejected (E3).
+    // An object of an earlier run is done, not rejected (docs/rules.md#server-side-dry-run).
     if (e.reason == "AlreadyExists") return;
     std::string text = e.message;
     for (const auto& c : e.causes) text += "; " + c;
@@ -70,7 +70,7 @@ int dry_run_cluster(kube::Client& client, const Inventory& inv, ClusterPlan& pla
   const std::string& c = plan.name;
   if (plan.root_secret) {
     json secret = *plan.root_secret;
-    // Never a real password: the Secret's is drawn at apply (D11).
+    // Never a real password: the Secret's is drawn at apply (docs/rules.md#root-password-never-printed).
     secret["stringData"]["password"] = "dry-run-placeholder";
     judge.create(kube::resources::secrets, ns, secret, "Secret \"" + plan.root_secret_name + "\"");
   }

@@ -102,7 +102,7 @@ cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinate
     }
     deployments.push_back(std::move(*dep));
   }
-  // D16: an operator may run under another Deployment (a second install, a
+  // docs/rules.md#operator-gate: an operator may run under another Deployment (a second install, a
   // renamed Helm release): every live pod is scanned for its image. The
   // same scan answers for the Deployments' own pods (one request, not one
   // per Deployment); only when it is forbidden are those listed one by one.

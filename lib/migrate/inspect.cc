@@ -39,7 +39,7 @@ bool condition_true(const json& pod, const char* type) {
   return false;
 }
 
-// A TLS verification failure is worth one retry with the Service's name (D6).
+// A TLS verification failure is worth one retry with the Service's name (docs/rules.md#legacy-tls-material).
 bool tls_name_problem(const cli::Error& e) {
   std::string text = e.one_line();
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -62,7 +62,7 @@ cli::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCl
   if (!ca_secret) return ca_secret.error();
   tls.ca_pem = secret_key(*ca_secret, "ca.crt");
   if (tls.ca_pem.empty() && secret_key(*ca_secret, "tls.key").empty()) {
-    // D6: a CA-only Secret may carry its certificate as tls.crt alone.
+    // docs/rules.md#legacy-tls-material: a CA-only Secret may carry its certificate as tls.crt alone.
     tls.ca_pem = secret_key(*ca_secret, "tls.crt");
   }
   if (tls.ca_pem.empty()) return secret_error(legacy.ns, ca_source, "has no ca.crt (the CA etcd's server certificate is signed by)");
@@ -188,7 +188,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     for (auto& target : targets) {
       std::string err = ask_etcd(target, facts);
       if (!err.empty() && !tls->ca_pem.empty() && tls_name_problem(cli::make_error(cli::ErrorKind::Failed, err))) {
-        // D6: the server certificate may name only the Service.
+        // docs/rules.md#legacy-tls-material: the server certificate may name only the Service.
         EtcdTarget by_service = target;
         by_service.config.tls.server_name = op::service_dns(legacy.client_service(), ns);
         if (ask_etcd(by_service, facts).empty()) err.clear();
@@ -221,7 +221,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     facts.pvcs[m.name] = p;
   }
   // EtcdMembers of this cluster that etcd no longer knows are someone
-  // else's business too (D10): report them as well.
+  // else's business too (docs/rules.md#only-our-own-objects): report them as well.
   for (const auto& nm : inventory.new_members) {
     if (op::string_at(nm, "/metadata/namespace") != ns) continue;
     std::string name = op::string_at(nm, "/metadata/name");

@@ -93,7 +93,7 @@ cli::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::
       return result;
     }
     if (v.phase == backup::JobPhase::Running) {
-      // D13: a concurrent invocation's Job (or one a killed run left) is
+      // docs/rules.md#backup-job: a concurrent invocation's Job (or one a killed run left) is
       // never deleted: its verdict is as good as ours.
       ours = false;
       if (o.progress) o.progress("backup Job " + name + " is already running: waiting for it");

@@ -249,7 +249,7 @@ void translate_release_owner(const op::LegacyCluster& legacy, const std::vector<
 }
 
 void translate_options(const op::LegacyCluster& legacy, long long storage_bytes, SpecTranslation& t) {
-  std::map<std::string, std::string> legacy_options;  // byte order, as §7.2 processes them
+  std::map<std::string, std::string> legacy_options;  // byte order, as the translation processes them
   if (const json* o = op::find_at(legacy.spec, "/options"); o != nullptr && o->is_object()) {
     for (auto it = o->begin(); it != o->end(); ++it) {
       legacy_options[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
@@ -281,7 +281,7 @@ void translate_options(const op::LegacyCluster& legacy, long long storage_bytes,
   if (!unknown.empty()) {
     add(t, "W7", "spec.options keys without a v1alpha2 field are dropped (the etcd flags go away): " + unknown);
   }
-  // D7 / E7: what the legacy operator passed to etcd on its own stays in force.
+  // docs/rules.md#implicit-etcd-flags: what the legacy operator passed to etcd on its own stays in force.
   std::vector<std::string> defaults;
   if (!legacy_options.count("auto-compaction-retention")) {
     options["autoCompactionRetention"] = "5m";
@@ -336,7 +336,7 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
     }
   } else {
     if (!pca.empty()) add(t, "W12", "peerTrustedCASecret " + quote(pca) + " without peerSecret is dropped");
-    // §7.9: the legacy operator ran --peer-auto-tls without a peer Secret.
+    // docs/rules.md#translation: the legacy operator ran --peer-auto-tls without a peer Secret.
     std::vector<const LiveMember*> sorted;
     for (const auto& m : members) sorted.push_back(&m);
     std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });

@@ -282,7 +282,7 @@ class Verifier {
     add("OWNERS", problems.empty(), problems.empty() ? "EtcdCluster -> EtcdMembers -> pods and PVCs" : problems);
   }
 
-  // E11: HashKV at the recorded revision while it is not compacted; after
+  // docs/rules.md#verify-data-check: HashKV at the recorded revision while it is not compacted; after
   // that, the same hash on every member at one current revision >= R.
   void data() {
     long long r = facts_.value("revision", 0LL);

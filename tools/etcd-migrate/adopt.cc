@@ -36,7 +36,7 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-// §11.1 with cli.md: ask only on a terminal; without one, --yes is required.
+// docs/rules.md#confirmation: ask only on a terminal; without one, --yes is required.
 int confirm(cli::Program& program, const migrate::AdoptionPlan& plan, bool yes) {
   size_t adoptable = 0;
   for (const auto& c : plan.clusters) adoptable += c.action == migrate::ClusterAction::Adopt ? 1 : 0;

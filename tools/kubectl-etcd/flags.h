@@ -1,4 +1,4 @@
-// The flags every kubectl-etcd command shares (admin.md 7.1, cli.md): the
+// The flags every kubectl-etcd command shares (docs/rules.md#shared-flags): the
 // Kubernetes connection, the target (-c, -p, -s, or --endpoints with
 // etcdctl's TLS flags), --connect, timeouts and -o; and the one place that
 // turns them into a session.

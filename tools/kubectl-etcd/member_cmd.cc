@@ -1,4 +1,4 @@
-// member add | promote | remove | replace (admin.md 4): plan, confirm, run.
+// member add | promote | remove | replace (docs/break-glass-design.md): plan, confirm, run.
 #include <csignal>
 #include <cstdlib>
 #include <iostream>

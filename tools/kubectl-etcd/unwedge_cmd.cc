@@ -1,4 +1,4 @@
-// member unwedge (admin.md 4.6): find what stops the operator, plan the
+// member unwedge (docs/break-glass-design.md#unwedge): find what stops the operator, plan the
 // fixes, confirm, run.
 #include <iostream>
 
