@@ -2,7 +2,7 @@
 // server: a db of more than 64 MB to a directory and S3 at once (multipart),
 // a small one (single PUT), each S3 object downloaded and restored with the
 // matching etcd tool into a fresh data dir, started, and every key checked.
-// Member failover, destination failures before any byte is read, E9.
+// Member failover, destination failures before any byte is read, the owner rule (docs/rules.md#safety-backup).
 #include <sys/stat.h>
 
 #include <fstream>
