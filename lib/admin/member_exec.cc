@@ -358,7 +358,7 @@ class Runner {
       return std::move(p).error();
     });
     if (!r) return r;
-    // Confirmed by a fresh linearizable MemberList (4.3 step 3).
+    // Confirmed by a fresh linearizable MemberList (docs/break-glass-design.md#one-change-at-a-time).
     auto l = members_now();
     if (!l) return std::move(l).error();
     const auto* e = find_member(*l, *id, {}, {});

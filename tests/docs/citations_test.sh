@@ -39,7 +39,7 @@ ALLOWED = [
 SPEC_NAMES = re.compile(r"(?<![\w./-])(decisions|adoption|admin|cli|legacy-layout)\.md\b")
 SPEC_PATH = re.compile(r"shared/spec\b|/work/shared\b|\.\./shared/(?!upstream\b|crds\b)[\w./-]+")
 MD_PATH = re.compile(r"(?<![\w./#-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w.-]*\w\.md)(#[\w-]+)?\b")
-RULE_NO = re.compile(r"(?<![\w-])[DE][0-9]{1,2}(?![\w])|§\s*\d")
+RULE_NO = re.compile(r"(?<![\w-])[DE][0-9]{1,2}(?![\w])|§\s*[0-9][0-9.]*")
 
 C_LIKE = (".cc", ".h", ".c", ".cpp", ".proto", ".go")
 HASH = (".sh", ".py", ".build", ".yaml", ".yml", ".txt", ".zsh", ".toml", ".cfg", ".in")
