@@ -15,7 +15,7 @@ on_exit "'$TESTENV_KUBECTL' delete namespace '$ns' --wait=false"
 "$TESTENV_KUBECTL" -n "$ns" create configmap bench --from-literal=k=v >/dev/null
 
 # The bench links the library the build made; it is not part of the build
-# (decisions.md E26: bench/ is not part of CI).
+# (docs/rules.md#benchmarks-outside-ci: bench/ is not part of CI).
 c++ -std=c++20 -O2 -I "$root/lib" -I "$build/lib" "$here/kube_connections.cc" "$build/lib/libetcdopcli.a" \
     $(pkg-config --libs yaml-cpp) -ldl -lpthread -o "$out/kube_connections"
 rc=0

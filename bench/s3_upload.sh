@@ -24,7 +24,7 @@ on_exit "'$TESTENV_TOOLS/etcd-cluster' down --dir '$out/etcd'"
 mkdir "$TESTENV_S3_DIR/$BENCH_BUCKET"
 
 # The bench links the library the build made; it is not part of the build
-# (decisions.md E26: bench/ is not part of CI).
+# (docs/rules.md#benchmarks-outside-ci: bench/ is not part of CI).
 c++ -std=c++20 -O2 -I "$root/lib" -I "$build/lib" -isystem "$build/lib/etcd/proto" "$here/s3_upload.cc" \
     "$build/lib/libetcdopcli.a" "$build/lib/etcd/proto/libetcdproto.a" \
     $(pkg-config --libs grpc++ protobuf yaml-cpp openssl) -ldl -lpthread -o "$out/s3_upload"

@@ -1,4 +1,4 @@
-// `check`: the consistency findings of one cluster (admin.md 7.2), and the
+// `check`: the consistency findings of one cluster (docs/break-glass-design.md#invariants), and the
 // findings section other reports (health) append to their table.
 #pragma once
 
@@ -8,10 +8,10 @@
 
 #include "admin/consistency.h"
 #include "admin/target.h"
-#include "output/format.h"
-#include "output/render.h"
 #include "base/result.h"
 #include "etcd/client.h"
+#include "output/format.h"
+#include "output/render.h"
 
 namespace admin {
 

@@ -171,7 +171,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
                   : std::string()));
   }
 
-  // The terminal DeadlineExceeded state (admin.md 3.1 step 7).
+  // The terminal DeadlineExceeded state (docs/break-glass-design.md#progress-deadline).
   bool deadline = false;
   if (in.cluster.contains("/status/conditions"_json_pointer)) {
     for (const auto& c : in.cluster["status"]["conditions"]) {

@@ -1,5 +1,5 @@
-// The consistency checker (admin.md 4.1 I1-I5 and 7.2's finding codes; one
-// piece, decisions.md E17): compares etcd's membership with the EtcdMembers
+// The consistency checker (the invariants I1-I5 of
+// docs/break-glass-design.md and their finding codes; one piece): compares etcd's membership with the EtcdMembers
 // and Pods of one cluster. Pure: the caller gathers the objects and the
 // MemberList, so `kubectl-etcd check` and `etcd-migrate verify` share it.
 #pragma once
@@ -34,7 +34,7 @@ inline constexpr const char* kDeadlineExceeded = "DEADLINE_EXCEEDED";
 inline constexpr const char* kOperatorInactive = "OPERATOR_INACTIVE";
 }  // namespace finding
 
-// decisions.md E18: transient findings are states the operator completes by
+// docs/break-glass-design.md#transient-findings: transient findings are states the operator completes by
 // itself (a change in flight); errors need someone.
 enum class Severity { Error, Transient };
 const char* severity_name(Severity s);
@@ -59,7 +59,7 @@ struct ConsistencyInput {
 std::vector<Finding> check_consistency(const ConsistencyInput& in);
 
 // The etcd member an EtcdMember stands for: by name, or by its peer URL
-// (admin.md 2.5; a member added but not started has no name yet).
+// (docs/rules.md#member-endpoints; a member added but not started has no name yet).
 const etcd::Member* match_member(const nlohmann::json& cluster, const nlohmann::json& member,
                                  const std::vector<etcd::Member>& etcd_members);
 

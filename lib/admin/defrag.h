@@ -1,4 +1,4 @@
-// `defrag` (admin.md 6.2 and 7.2): one member unconditionally, or the safe
+// `defrag` (docs/rules.md#etcddefrag): one member unconditionally, or the safe
 // cluster-wide procedure: the EtcdDefrag rule per member, followers first and
 // the leader last, one at a time, each only while the cluster is healthy,
 // learners skipped (they reject Defragment). Rows carry the EtcdDefrag
@@ -16,8 +16,8 @@
 
 #include "admin/session.h"
 #include "base/outcome.h"
-#include "output/render.h"
 #include "base/result.h"
+#include "output/render.h"
 
 namespace admin {
 

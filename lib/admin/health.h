@@ -1,4 +1,4 @@
-// `health` (admin.md 7.2): per member, under one budget (decisions.md E19):
+// `health`: per member, under one budget (docs/rules.md#health-budget):
 // Status answers; a linearizable Range of "health" (serializable on a
 // learner; permission denied counts as healthy); a leader known and agreed;
 // no alarm; then, for a cluster, the consistency findings of `check`.
@@ -35,7 +35,7 @@ struct HealthReport {
 
 HealthReport check_health(Session& s, bool with_consistency = true);
 
-// 0 healthy; 2 when no member answered; else 1 (cli.md: an unhealthy or
+// 0 healthy; 2 when no member answered; else 1 (docs/exit-codes.md: an unhealthy or
 // unreachable member, or any finding).
 int health_exit_code(const HealthReport& r);
 

@@ -1,11 +1,11 @@
 #include "admin/kube_util.h"
 
-#include "operator/legacy_cluster.h"  // op::string_at
+#include "base/json_at.h"
 
 namespace admin {
 
 nlohmann::json guarded(const nlohmann::json& object, nlohmann::json patch) {
-  patch["metadata"]["resourceVersion"] = op::string_at(object, "/metadata/resourceVersion");
+  patch["metadata"]["resourceVersion"] = base::string_at(object, "/metadata/resourceVersion");
   return patch;
 }
 

@@ -1,4 +1,4 @@
-// `compact`, `alarm list`, `alarm disarm` and `move-leader` (admin.md 7.2).
+// `compact`, `alarm list`, `alarm disarm` and `move-leader` (docs/rules.md#call-semantics).
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,8 @@
 
 #include "admin/session.h"
 #include "base/outcome.h"
-#include "output/render.h"
 #include "base/result.h"
+#include "output/render.h"
 
 namespace admin {
 
@@ -49,7 +49,7 @@ struct DisarmReport {
 };
 base::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r);
 
-// Resolves --member: an EtcdMember/etcd name or a member ID (E15).
+// Resolves --member: an EtcdMember/etcd name or a member ID (docs/rules.md#member-ids).
 base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text);
 
 // --- move-leader

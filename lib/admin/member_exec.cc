@@ -10,12 +10,13 @@
 #include "admin/member_object.h"
 #include "admin/member_wait.h"
 #include "admin/target.h"
+#include "base/json_at.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "kube/pod_status.h"
 #include "kube/status_error.h"
-#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
@@ -40,14 +41,6 @@ std::pair<std::string, std::string> split_coords(const std::string& coords) {
 }
 
 // The Ready condition of a Pod or a Node.
-bool pod_ready(const json& pod) {
-  if (!pod.contains("/status/conditions"_json_pointer)) return false;
-  for (const auto& c : pod["status"]["conditions"]) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return false;
-}
-
 // The items of cluster c's objects of kind r: a LIST by the cluster label.
 base::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, const std::string& ns,
                                 const std::string& c) {
@@ -215,7 +208,7 @@ class Runner {
   base::Result<Outcome> wire() {
     auto m = member(adding());
     if (!m) return std::move(m).error();
-    if (!op::string_at(*m, "/spec/initialCluster").empty()) return Outcome{"skipped", "already wired"};
+    if (!base::string_at(*m, "/spec/initialCluster").empty()) return Outcome{"skipped", "already wired"};
     if (add_members_.empty()) {
       auto l = members_now();
       if (!l) return std::move(l).error();
@@ -241,7 +234,7 @@ class Runner {
     auto pods = items(kube::resources::pods);
     if (!pods) return std::move(pods).error();
     const std::string repo = image_repository(dep ? *dep : json(), *pods);
-    if (op::string_at(*m, "/spec/storage/medium") != "Memory") {
+    if (base::string_at(*m, "/spec/storage/medium") != "Memory") {
       auto pvc = get_opt(kube::resources::persistentvolumeclaims, op::member_pvc(adding()));
       if (!pvc) return std::move(pvc).error();
       if (pvc->is_null()) {
@@ -259,9 +252,9 @@ class Runner {
     if (!pod) return std::move(pod).error();
     auto m = member(adding());
     if (!m) return std::move(m).error();
-    const bool mem = op::string_at(*m, "/spec/storage/medium") == "Memory";
+    const bool mem = base::string_at(*m, "/spec/storage/medium") == "Memory";
     json status = {{"podName", adding()},
-                   {"podUID", op::string_at(*pod, "/metadata/uid")},
+                   {"podUID", base::string_at(*pod, "/metadata/uid")},
                    {"pvcName", mem ? std::string() : op::member_pvc(adding())},
                    {"replicas", 1},
                    {"selector", std::string(op::kLabelCluster) + "=" + c_ + "," + std::string(op::kLabelComponent) +
@@ -276,7 +269,7 @@ class Runner {
     auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
                          guarded(*m, {{"status", status}}), po);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "pod " + op::string_at(*pod, "/metadata/uid")};
+    return Outcome{"done", "pod " + base::string_at(*pod, "/metadata/uid")};
   }
 
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
@@ -305,12 +298,12 @@ class Runner {
     return poll("waiting for pod " + adding() + " to be Ready", [&]() -> base::Result<std::optional<Outcome>> {
       auto m = member(adding());
       if (!m) return std::move(m).error();
-      if (!op::string_at(*m, "/status/memberID").empty()) {
-        return std::optional<Outcome>(Outcome{"skipped", op::string_at(*m, "/status/memberID")});
+      if (!base::string_at(*m, "/status/memberID").empty()) {
+        return std::optional<Outcome>(Outcome{"skipped", base::string_at(*m, "/status/memberID")});
       }
       auto pod = get_opt(kube::resources::pods, adding());
       if (!pod) return std::move(pod).error();
-      if (pod->is_null() || !pod_ready(*pod)) return std::optional<Outcome>();
+      if (pod->is_null() || !kube::pod_ready(*pod)) return std::optional<Outcome>();
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
       auto l = members_now();
@@ -358,7 +351,7 @@ class Runner {
       return std::move(p).error();
     });
     if (!r) return r;
-    // Confirmed by a fresh linearizable MemberList (4.3 step 3).
+    // Confirmed by a fresh linearizable MemberList (docs/break-glass-design.md#one-change-at-a-time).
     auto l = members_now();
     if (!l) return std::move(l).error();
     const auto* e = find_member(*l, *id, {}, {});
@@ -381,7 +374,7 @@ class Runner {
     auto m = member(promoting());
     if (!m) return std::move(m).error();
     std::string detail = "isVoter already true";
-    if (!m->value("/status/isVoter"_json_pointer, false) || op::string_at(*m, "/status/memberID").empty()) {
+    if (!m->value("/status/isVoter"_json_pointer, false) || base::string_at(*m, "/status/memberID").empty()) {
       kube::PatchOptions po;
       po.subresource = "status";
       auto r = kube_.patch(op::resources::etcdmembers, ns_, promoting(), kube::PatchType::Merge,
@@ -473,7 +466,7 @@ class Runner {
   base::Result<Outcome> clear_id() {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
-    if (m->is_null() || op::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
+    if (m->is_null() || base::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
@@ -487,7 +480,7 @@ class Runner {
     if (!m) return std::move(m).error();
     if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
     kube::DeleteOptions d;
-    d.precondition_uid = op::string_at(*m, "/metadata/uid");
+    d.precondition_uid = base::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     return Outcome{"done", "deleted"};
@@ -517,7 +510,7 @@ class Runner {
 
   base::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
 
-  // admin.md 4.4 step 6. Only after etcd stopped listing the member (with the
+  // --force-delete-pod. Only after etcd stopped listing the member (with the
   // operator active its finalizer does the removal): a Pod force-deleted
   // before that could leave a voter whose process nobody owns.
   base::Result<Outcome> force_delete_pod() {
@@ -531,21 +524,21 @@ class Runner {
       return std::optional<Outcome>(Outcome{});
     });
     if (!gone) return std::move(gone).error();
-    const std::string node = op::string_at(*pod, "/spec/nodeName");
+    const std::string node = base::string_at(*pod, "/spec/nodeName");
     if (!node.empty()) {
       auto n = kube_.get(kube::resources::nodes, "", node);
       if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
-      if (n && pod_ready(*n)) return Outcome{"skipped", "Node " + node + " is Ready: its kubelet finishes the deletion"};
+      if (n && kube::pod_ready(*n)) return Outcome{"skipped", "Node " + node + " is Ready: its kubelet finishes the deletion"};
     }
     kube::DeleteOptions d;
-    d.precondition_uid = op::string_at(*pod, "/metadata/uid");
+    d.precondition_uid = base::string_at(*pod, "/metadata/uid");
     d.grace_period_seconds = 0;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     return Outcome{"done", node.empty() ? "Pod deleted" : "Pod deleted (Node " + node + " NotReady or gone)"};
   }
 
-  // --- roll (admin.md 4.7) ------------------------------------------------------
+  // --- roll (docs/break-glass-design.md#quorum) -----------------------------------------
   // Before the delete: the EtcdMember names the Pod being replaced, so a run
   // killed after the delete is finished by a re-run without a second one.
   base::Result<Outcome> mark_roll() {
@@ -578,7 +571,7 @@ class Runner {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();
     if (pod->is_null()) return Outcome{"skipped", "no Pod"};
-    if (op::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Outcome{"skipped", "already a new Pod"};
+    if (base::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Outcome{"skipped", "already a new Pod"};
     if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
     kube::DeleteOptions d;
     d.precondition_uid = plan_.pod_uid;
@@ -592,11 +585,11 @@ class Runner {
                 [&]() -> base::Result<std::optional<Outcome>> {
                   auto pod = get_opt(kube::resources::pods, plan_.member);
                   if (!pod) return std::move(pod).error();
-                  if (pod->is_null() || op::string_at(*pod, "/metadata/uid") == plan_.pod_uid ||
-                      pod->contains("/metadata/deletionTimestamp"_json_pointer) || !pod_ready(*pod)) {
+                  if (pod->is_null() || base::string_at(*pod, "/metadata/uid") == plan_.pod_uid ||
+                      pod->contains("/metadata/deletionTimestamp"_json_pointer) || !kube::pod_ready(*pod)) {
                     return std::optional<Outcome>();
                   }
-                  return std::optional<Outcome>(Outcome{"done", "Pod " + op::string_at(*pod, "/metadata/uid")});
+                  return std::optional<Outcome>(Outcome{"done", "Pod " + base::string_at(*pod, "/metadata/uid")});
                 });
   }
 
@@ -859,11 +852,11 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   }
   if (nodes) {
     for (const auto& p : st.pods) {
-      const std::string node = op::string_at(p, "/spec/nodeName");
+      const std::string node = base::string_at(p, "/spec/nodeName");
       if (node.empty() || st.node_ready.count(node)) continue;
       auto n = kube.get(kube::resources::nodes, "", node);
       if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
-      st.node_ready[node] = n && pod_ready(*n);
+      st.node_ready[node] = n && kube::pod_ready(*n);
     }
   }
   st.operator_state = operator_state(kube, env.operator_deployment.empty() ? std::string(op::kDefaultNewController)

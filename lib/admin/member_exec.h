@@ -1,4 +1,4 @@
-// Runs a member plan (admin.md 4.2-4.5) step by step. Each step reads the
+// Runs a member plan (docs/break-glass-design.md) step by step. Each step reads the
 // live state again and decides: already done (skip), do it, or cannot (an
 // error). So a run stopped anywhere is finished by running the command again.
 #pragma once
@@ -84,17 +84,17 @@ auto retry_while_unhealthy(Call&& call, std::chrono::milliseconds timeout,
   }
 }
 
-// Drops the member finalizer of EtcdMember `member` (admin.md 4.4 step 5):
+// Drops the member finalizer of EtcdMember `member`, the release step of a remove:
 // skipped when the object is gone or holds no finalizer; refused (an error)
 // while a fresh linearizable MemberList still lists `id`, the name or
-// `peer_url` (4.8); the merge patch is guarded by the resourceVersion read.
+// `peer_url` (never before: docs/break-glass-design.md); the merge patch is guarded by the resourceVersion read.
 base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url);
 
 base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options);
 
-// --stop-operator (admin.md 4.1): records the Deployment's replicas in an
+// --stop-operator (docs/break-glass-design.md#operator-active): records the Deployment's replicas in an
 // annotation, scales it to 0, waits until its Pods are gone and the Lease
 // expired. restore_operator puts the recorded replicas back (also what a
 // later run does when it finds the annotation).

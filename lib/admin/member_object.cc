@@ -1,14 +1,14 @@
 #include "admin/member_object.h"
 
+#include "base/json_at.h"
 #include "etcd/member_id.h"
-#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 
 namespace admin {
 
 using json = nlohmann::json;
 
-std::string name_of(const json& object) { return op::string_at(object, "/metadata/name"); }
+std::string name_of(const json& object) { return base::string_at(object, "/metadata/name"); }
 
 bool deleting(const json& object) { return object.contains("/metadata/deletionTimestamp"_json_pointer); }
 
@@ -18,11 +18,11 @@ bool dormant(const json& member) {
 }
 
 bool awaiting_initial_cluster(const json& member) {
-  return member.contains("/spec/initialCluster"_json_pointer) && op::string_at(member, "/spec/initialCluster").empty();
+  return member.contains("/spec/initialCluster"_json_pointer) && base::string_at(member, "/spec/initialCluster").empty();
 }
 
 std::uint64_t stored_id(const json& member) {
-  auto s = op::string_at(member, "/status/memberID");
+  auto s = base::string_at(member, "/status/memberID");
   if (s.empty()) return 0;
   auto id = etcd::parse_member_id(s);
   return id ? *id : 0;

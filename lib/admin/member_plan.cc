@@ -6,8 +6,8 @@
 #include "admin/consistency.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
+#include "base/json_at.h"
 #include "etcd/member_id.h"
-#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/meta.h"
 #include "operator/names.h"
 
@@ -88,11 +88,11 @@ std::vector<std::string> member_secrets(const json& cluster) {
   std::vector<std::string> out;
   std::string c = name_of(cluster);
   if (cluster.contains("/spec/tls/client"_json_pointer)) {
-    auto s = op::string_at(cluster, "/spec/tls/client/serverSecretRef/name");
+    auto s = base::string_at(cluster, "/spec/tls/client/serverSecretRef/name");
     out.push_back(s.empty() ? op::cert_manager_server_secret(c) : s);
   }
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
-    auto s = op::string_at(cluster, "/spec/tls/peer/secretRef/name");
+    auto s = base::string_at(cluster, "/spec/tls/peer/secretRef/name");
     out.push_back(s.empty() ? c + "-peer-tls" : s);
   }
   return out;
@@ -124,17 +124,17 @@ json new_member(const json& cluster) {
                {"kind", std::string(op::kKindEtcdMember)},
                {"metadata",
                 {{"generateName", c + "-"},
-                 {"namespace", op::string_at(cluster, "/metadata/namespace")},
+                 {"namespace", base::string_at(cluster, "/metadata/namespace")},
                  {"labels", labels},
                  {"finalizers", json::array({std::string(op::kMemberFinalizer)})},
                  {"ownerReferences",
                   json::array({json(op::owner_reference(op::kKindEtcdCluster, c,
-                                                        op::string_at(cluster, "/metadata/uid"), true))})}}}};
+                                                        base::string_at(cluster, "/metadata/uid"), true))})}}}};
   json anns = strip_reserved(observed.contains("/additionalMetadata/annotations"_json_pointer)
                                  ? observed["additionalMetadata"]["annotations"] : json::object());
   if (!anns.empty()) body["metadata"]["annotations"] = anns;
   json spec = {{"clusterName", c}, {"initialCluster", ""},
-               {"clusterToken", op::string_at(cluster, "/status/clusterToken")}};
+               {"clusterToken", base::string_at(cluster, "/status/clusterToken")}};
   for (const char* k : {"version", "storage", "resources", "additionalMetadata", "affinity",
                         "topologySpreadConstraints", "options", "imagePullSecrets"}) {
     if (observed.contains(k) && !observed[k].is_null()) spec[k] = observed[k];
@@ -142,14 +142,14 @@ json new_member(const json& cluster) {
   json tls = json::object();
   if (cluster.contains("/spec/tls/client"_json_pointer)) {
     const json& client = cluster["spec"]["tls"]["client"];
-    auto server = op::string_at(client, "/serverSecretRef/name");
+    auto server = base::string_at(client, "/serverSecretRef/name");
     tls["clientServerSecretRef"] = {{"name", server.empty() ? op::cert_manager_server_secret(c) : server}};
     bool mtls = client.contains("operatorClientSecretRef") ||
                 client.contains("/certManager/operatorClientIssuerRef"_json_pointer);
     if (mtls) tls["clientMTLS"] = true;
   }
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
-    auto peer = op::string_at(cluster, "/spec/tls/peer/secretRef/name");
+    auto peer = base::string_at(cluster, "/spec/tls/peer/secretRef/name");
     tls["peerSecretRef"] = {{"name", peer.empty() ? c + "-peer-tls" : peer}};
   } else if (op::annotation(cluster, op::kAnnPeerAutoTls) == "true") {
     tls["peerAutoTLS"] = true;
@@ -190,7 +190,7 @@ std::string image_repository(const json& deployment, const json& pods) {
 namespace {
 
 json owner_of(const json& member) {
-  return json(op::owner_reference(op::kKindEtcdMember, name_of(member), op::string_at(member, "/metadata/uid"),
+  return json(op::owner_reference(op::kKindEtcdMember, name_of(member), base::string_at(member, "/metadata/uid"),
                                   true));
 }
 
@@ -204,7 +204,7 @@ json merged_labels(const json& base, const json& spec) {
   return labels;
 }
 
-bool memory(const json& member) { return op::string_at(member, "/spec/storage/medium") == "Memory"; }
+bool memory(const json& member) { return base::string_at(member, "/spec/storage/medium") == "Memory"; }
 
 }  // namespace
 
@@ -216,12 +216,12 @@ json render_pvc(const json& member) {
               {"kind", "PersistentVolumeClaim"},
               {"metadata",
                {{"name", op::member_pvc(m)},
-                {"namespace", op::string_at(member, "/metadata/namespace")},
+                {"namespace", base::string_at(member, "/metadata/namespace")},
                 {"labels", merged_labels(json(op::member_labels(c, m)), spec)},
                 {"ownerReferences", json::array({owner_of(member)})}}},
               {"spec",
                {{"accessModes", json::array({"ReadWriteOnce"})},
-                {"resources", {{"requests", {{"storage", op::string_at(spec, "/storage/size")}}}}}}}};
+                {"resources", {{"requests", {{"storage", base::string_at(spec, "/storage/size")}}}}}}}};
   json anns = strip_reserved(spec.contains("/additionalMetadata/annotations"_json_pointer)
                                  ? spec["additionalMetadata"]["annotations"] : json::object());
   if (!anns.empty()) pvc["metadata"]["annotations"] = anns;
@@ -233,7 +233,7 @@ json render_pvc(const json& member) {
 
 json render_pod(const json& cluster, const json& member, const std::string& repo, const std::string& rendered_by) {
   const std::string m = name_of(member);
-  const std::string ns = op::string_at(member, "/metadata/namespace");
+  const std::string ns = base::string_at(member, "/metadata/namespace");
   const json& spec = member["spec"];
   const std::string c = spec.value("clusterName", "");
   std::string svc = op::annotation(member, op::kAnnHeadlessServiceName);
@@ -274,7 +274,7 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
   json volumes = json::array();
   if (memory(member)) {
     volumes.push_back(
-        {{"name", "data"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", op::string_at(spec, "/storage/size")}}}});
+        {{"name", "data"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", base::string_at(spec, "/storage/size")}}}});
   } else {
     volumes.push_back({{"name", "data"}, {"persistentVolumeClaim", {{"claimName", op::member_pvc(m)}}}});
   }
@@ -410,7 +410,7 @@ void step(MemberPlan& p, const char* id, std::string text) { p.steps.push_back({
 void common_checks(const LiveState& s, const Facts& f, MemberPlan& p) {
   const std::string c = name_of(s.cluster);
   if (deleting(s.cluster)) p.refusals.push_back("EtcdCluster " + c + " is being deleted");
-  if (op::string_at(s.cluster, "/status/clusterID").empty()) {
+  if (base::string_at(s.cluster, "/status/clusterID").empty()) {
     p.refusals.push_back("EtcdCluster " + c + " has no status.clusterID: the cluster never formed");
   }
   if (f.observed <= 0) p.refusals.push_back("status.observed.replicas is 0: the cluster is paused");
@@ -506,7 +506,7 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
     p.refusals.push_back("EtcdMember " + name_of(*f.terminating.front()) + " is Terminating: a removal is in flight");
   }
   if (resume == nullptr && !r.force && !s.uncovered_certs.empty()) {
-    const std::string ns = op::string_at(s.cluster, "/metadata/namespace");
+    const std::string ns = base::string_at(s.cluster, "/metadata/namespace");
     for (const auto& cert : s.uncovered_certs) {
       p.refusals.push_back("the certificate of " + cert + " does not cover " + op::future_member_dns(c, ns) +
                            ", the kind of name the operator gives a new member, so TLS to it would fail: add the DNS name *." +
@@ -612,7 +612,7 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
     return;
   }
   if (deleting(*m) || dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is deleting or dormant");
-  if (op::string_at(*m, "/spec/initialCluster").empty()) {
+  if (base::string_at(*m, "/spec/initialCluster").empty()) {
     p.refusals.push_back("EtcdMember " + p.member + " is pending (no initialCluster)");
   }
   const json* pod = pod_of(s, p.member);
@@ -628,11 +628,11 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   }
 }
 
-// --force-delete-pod (admin.md 4.4 step 6): only a Pod whose Node is NotReady
+// --force-delete-pod: only a Pod whose Node is NotReady
 // or gone; on a Ready Node the kubelet finishes the deletion itself.
 void force_delete_step(const LiveState& s, MemberPlan& p) {
   const json* pod = pod_of(s, p.member);
-  const std::string node = pod != nullptr ? op::string_at(*pod, "/spec/nodeName") : std::string();
+  const std::string node = pod != nullptr ? base::string_at(*pod, "/spec/nodeName") : std::string();
   auto it = s.node_ready.find(node);
   if (!node.empty() && it != s.node_ready.end() && it->second) {
     p.refusals.push_back("Pod " + p.member + " is on Node " + node +
@@ -773,7 +773,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   }
 }
 
-// admin.md 4.7: the operator recreates the Pod from its own template; only a
+// docs/rules.md#member-pod-and-pvc: the operator recreates the Pod from its own template; only a
 // PVC brings the data and the member ID back.
 void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p) {
   p.mode = Mode::Operator;
@@ -823,7 +823,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
     }
   }
   const json* pod = pod_of(s, p.member);
-  const std::string now = pod != nullptr ? op::string_at(*pod, "/metadata/uid") : std::string();
+  const std::string now = pod != nullptr ? base::string_at(*pod, "/metadata/uid") : std::string();
   // An earlier run marked the Pod it replaces before deleting it: only that
   // UID is ever deleted, so a re-run does not roll the operator's new Pod.
   const std::string marked = op::annotation(*m, op::kAnnRollingPodUid);
@@ -884,7 +884,7 @@ MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
     }
   }
   if (p.kind == TargetKind::Orphan && p.mode == Mode::Operator && r.op == MemberOp::Remove) {
-    // admin.md 4.4 (b): safe even with the operator active.
+    // An etcd member without EtcdMember (docs/break-glass-design.md#quorum): safe even with the operator active.
     p.refusals.erase(std::remove_if(p.refusals.begin(), p.refusals.end(),
                                     [](const std::string& x) { return x.rfind("the operator is not active", 0) == 0; }),
                      p.refusals.end());

@@ -1,4 +1,4 @@
-// Membership surgery as a value (admin.md 4): `member add|promote|remove|
+// Membership surgery as a value (docs/break-glass-design.md): `member add|promote|remove|
 // replace` first compute a plan from the live state (the EtcdCluster, its
 // EtcdMembers and Pods, a linearizable MemberList, which members answer),
 // then member_exec runs it step by step. Pure: no API, no etcd.
@@ -98,7 +98,7 @@ MemberPlan plan_member(const LiveState& s, const MemberRequest& r);
 nlohmann::ordered_json plan_document(const MemberPlan& p);
 std::string plan_text(const MemberPlan& p);
 
-// --- pieces of the operator's contract (admin.md 2.4, 3.3, 4.2) --------------
+// --- pieces of the operator's contract (docs/rules.md#member-pod-and-pvc) --------------
 std::size_t quorum(std::size_t voters);  // floor(n/2)+1
 // minAvailable of the PDB: floor(max(voters, observed)/2)+1.
 long long pdb_min_available(long long voters, long long observed);
@@ -113,7 +113,7 @@ std::vector<std::string> member_secrets(const nlohmann::json& cluster);
 // --etcd-image-repository arg, else a sibling Pod's image without its tag,
 // else quay.io/coreos/etcd.
 std::string image_repository(const nlohmann::json& deployment, const nlohmann::json& pods);
-// The PVC and Pod of admin.md 2.4 for a wired member (break-glass add step 7).
+// The PVC and Pod the operator would render for a wired member (break-glass add step 7).
 nlohmann::json render_pvc(const nlohmann::json& member);
 nlohmann::json render_pod(const nlohmann::json& cluster, const nlohmann::json& member, const std::string& repo,
                           const std::string& rendered_by);

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "admin/member_object.h"
+#include "base/json_at.h"
 #include "etcd/member_id.h"
-#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/meta.h"
 #include "operator/names.h"
 

@@ -1,4 +1,4 @@
-// Whether the etcd operator manages a namespace right now (admin.md 4.1):
+// Whether the etcd operator manages a namespace right now (docs/break-glass-design.md#operator-active):
 // active = its leader Lease is held and not expired (plus 5 s of skew), or
 // its Deployment has ready replicas; an operator whose WATCH_NAMESPACE
 // excludes the namespace does not manage it; unreadable counts as active.

@@ -1,6 +1,6 @@
 // `snapshot save` to a local file, `snapshot status --file` (verify a saved
 // file), and the EtcdSnapshot reads `snapshot list` / `snapshot status NAME`
-// (admin.md 6.1 and 7.2).
+// (docs/rules.md#etcdsnapshot).
 #pragma once
 
 #include <chrono>
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/session.h"
-#include "output/render.h"
 #include "base/result.h"
 #include "etcd/snapshot.h"
+#include "output/render.h"
 
 namespace kube {
 class Client;
@@ -52,13 +52,13 @@ struct SnapshotFileReport {
   std::string error;
 };
 // Reads the file once in constant memory: size % 512 == 32 and the last 32
-// bytes equal the sha256 of everything before them (admin.md 9.4).
+// bytes equal the sha256 of everything before them (docs/rules.md#snapshot-stream).
 SnapshotFileReport verify_snapshot_file(const std::string& path);
 nlohmann::ordered_json snapshot_file_document(const SnapshotFileReport& r);
 output::View snapshot_file_view();
 
 // snapshot save --via-cr: an EtcdSnapshot the operator's controller runs
-// (admin.md 6.1). Refused (3) when the operator does not run or the cluster
+// (docs/rules.md#etcdsnapshot). Refused (3) when the operator does not run or the cluster
 // is paused; waits for Complete or Failed up to `timeout` (4).
 struct SnapshotCrRequest {
   std::string name;  // default <c>-<UTC yyyymmdd-hhmmss>

@@ -1,6 +1,6 @@
 // `status` (a cluster summary, then one row per member from its own Status
 // RPC, all members at once under one budget) and `member list` (etcd's
-// MemberList joined with the EtcdMembers and Pods), admin.md 7.2.
+// MemberList joined with the EtcdMembers and Pods).
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,8 @@
 
 #include "admin/consistency.h"
 #include "admin/session.h"
-#include "output/render.h"
 #include "base/result.h"
+#include "output/render.h"
 
 namespace admin {
 
@@ -24,7 +24,7 @@ struct StatusReport {
 };
 
 StatusReport cluster_status(Session& s);
-// 0 all answered; 2 none; 5 some (decisions.md E16).
+// 0 all answered; 2 none; 5 some (docs/exit-codes.md#special-cases).
 int status_exit_code(const StatusReport& r);
 nlohmann::ordered_json status_document(const StatusReport& r);
 output::View status_view();
@@ -40,7 +40,7 @@ struct MemberListReport {
   std::vector<Finding> findings;
   int unreachable = 0;  // members of the target whose Status did not answer
 };
-// 0, or 5 when some members did not answer (decisions.md E16).
+// 0, or 5 when some members did not answer (docs/exit-codes.md#special-cases).
 int member_list_exit_code(const MemberListReport& r);
 
 base::Result<MemberListReport> member_list(Session& s);

@@ -2,13 +2,14 @@
 
 #include <cstdlib>
 #include <map>
-#include <sstream>
 
+#include "base/json_at.h"
+#include "base/text.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/local_forward.h"
-#include "operator/legacy_cluster.h"  // op::string_at
+#include "kube/pod_status.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -22,30 +23,12 @@ bool flag(const json& j, const json::json_pointer& p) {
   return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-bool pod_ready(const json& pod) {
-  if (!pod.contains("status") || !pod["status"].contains("conditions")) return false;
-  for (const auto& c : pod["status"]["conditions"]) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return false;
-}
-
 std::string svc_of(const json& cluster, const json& member) {
   std::string svc;
   if (member.contains("metadata") && member["metadata"].contains("annotations")) {
     svc = member["metadata"]["annotations"].value(std::string(op::kAnnHeadlessServiceName), "");
   }
-  return svc.empty() ? op::string_at(cluster, "/metadata/name") : svc;
+  return svc.empty() ? base::string_at(cluster, "/metadata/name") : svc;
 }
 
 }  // namespace
@@ -89,7 +72,7 @@ base::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env) {
       if (auto v = env(name)) into = *v;
     };
     if (o.endpoints.empty()) {
-      if (auto v = env("ETCDCTL_ENDPOINTS")) o.endpoints = split_list(*v);
+      if (auto v = env("ETCDCTL_ENDPOINTS")) o.endpoints = base::split(*v, ',');
     }
     get("ETCDCTL_CACERT", o.cacert);
     get("ETCDCTL_CERT", o.cert);
@@ -132,37 +115,37 @@ std::string peer_url(const json& cluster, const json& member) {
                                                     : json::object();
     peer_tls = anns.value(ann, "") == "true";
   }
-  std::string m = op::string_at(member, "/metadata/name");
-  std::string ns = op::string_at(cluster, "/metadata/namespace");
+  std::string m = base::string_at(member, "/metadata/name");
+  std::string ns = base::string_at(cluster, "/metadata/namespace");
   return std::string(peer_tls ? "https" : "http") + "://" + op::member_dns(m, svc_of(cluster, member), ns) + ":" +
          std::to_string(op::kPeerPort);
 }
 
 std::vector<MemberTarget> member_targets(const json& cluster, const json& members, const json& pods) {
   std::map<std::string, const json*> pod_by_name;
-  for (const auto& p : pods) pod_by_name[op::string_at(p, "/metadata/name")] = &p;
+  for (const auto& p : pods) pod_by_name[base::string_at(p, "/metadata/name")] = &p;
   const std::string scheme = client_tls(cluster) ? "https" : "http";
-  const std::string ns = op::string_at(cluster, "/metadata/namespace");
+  const std::string ns = base::string_at(cluster, "/metadata/namespace");
   std::vector<MemberTarget> out;
   for (const auto& m : members) {
     MemberTarget t;
-    t.name = op::string_at(m, "/metadata/name");
+    t.name = base::string_at(m, "/metadata/name");
     t.server_name = op::member_dns(t.name, svc_of(cluster, m), ns);
     t.voter = flag(m, "/status/isVoter"_json_pointer);
-    if (auto id = op::string_at(m, "/status/memberID"); !id.empty()) {
+    if (auto id = base::string_at(m, "/status/memberID"); !id.empty()) {
       if (auto parsed = etcd::parse_member_id(id)) t.id = *parsed;
     }
     auto it = pod_by_name.find(t.name);
     if (flag(m, "/spec/dormant"_json_pointer)) {
       t.problem = "member is dormant (cluster paused)";
-    } else if (op::string_at(m, "/spec/initialCluster").empty()) {
+    } else if (base::string_at(m, "/spec/initialCluster").empty()) {
       t.problem = "member is pending (no Pod yet)";
     } else if (it == pod_by_name.end()) {
       t.problem = "pod \"" + t.name + "\" does not exist";
-    } else if (std::string ip = op::string_at(*it->second, "/status/podIP"); ip.empty()) {
+    } else if (std::string ip = base::string_at(*it->second, "/status/podIP"); ip.empty()) {
       t.problem = "pod \"" + t.name + "\" has no IP";
     } else {
-      t.pod_ready = pod_ready(*it->second);
+      t.pod_ready = kube::pod_ready(*it->second);
       std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
       t.endpoint = scheme + "://" + host + ":" + std::to_string(op::kClientPort);
     }
@@ -211,12 +194,12 @@ base::Result<json> secret_data(kube::Client& kube, const std::string& ns, const 
 
 base::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const json& cluster, etcd::Config& cfg) {
   if (!client_tls(cluster)) return {};
-  const std::string ns = op::string_at(cluster, "/metadata/namespace");
-  const std::string c = op::string_at(cluster, "/metadata/name");
+  const std::string ns = base::string_at(cluster, "/metadata/namespace");
+  const std::string c = base::string_at(cluster, "/metadata/name");
   const json& client = cluster["spec"]["tls"]["client"];
-  std::string server_secret = op::string_at(client, "/serverSecretRef/name");
+  std::string server_secret = base::string_at(client, "/serverSecretRef/name");
   if (server_secret.empty()) server_secret = op::cert_manager_server_secret(c);
-  std::string client_secret = op::string_at(client, "/operatorClientSecretRef/name");
+  std::string client_secret = base::string_at(client, "/operatorClientSecretRef/name");
   if (client_secret.empty() && client.contains("certManager") && client["certManager"].contains("operatorClientIssuerRef")) {
     client_secret = op::cert_manager_operator_client_secret(c);
   }
@@ -230,7 +213,7 @@ base::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const
     }
     if (client_secret.empty() && o.cert.empty()) {
       // The Go plugin's fallback identity: the server's own keypair, which
-      // carries the clientAuth usage (admin.md 5.2).
+      // carries the clientAuth usage (docs/rules.md#tls-material).
       cfg.tls.cert_pem = d->value(std::string(op::kSecretCert), "");
       cfg.tls.key_pem = d->value(std::string(op::kSecretKey), "");
     }
@@ -268,7 +251,7 @@ base::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const
   } else if (!cluster.is_null() && flag(cluster, "/spec/auth/enabled"_json_pointer)) {
     // Used whether or not status.authEnabled is latched yet: while etcd has
     // auth off, the client goes on without a token.
-    name = op::string_at(cluster, "/spec/auth/rootCredentialsSecretRef/name");
+    name = base::string_at(cluster, "/spec/auth/rootCredentialsSecretRef/name");
   }
   if (name.empty()) return {};
   if (kube == nullptr) {
@@ -281,7 +264,7 @@ base::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const
     return base::make_error(base::ErrorKind::Failed, "missing a non-empty \"password\" key",
                            kube::resources::secrets.describe(ns, name));
   }
-  // The etcd user of the operator's clusters is always root (admin.md 5.3).
+  // The etcd user of the operator's clusters is always root (docs/rules.md#authentication).
   cfg.user = cluster.is_null() ? d->value(std::string(op::kSecretUsername), std::string(op::kRootUser))
                                 : std::string(op::kRootUser);
   if (cfg.user.empty()) cfg.user = op::kRootUser;
@@ -342,7 +325,7 @@ base::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
   if (o.connect == "port-forward") {
     // Only a running pod can be forwarded to; say so rather than time out.
     std::map<std::string, std::string> phase;
-    for (const auto& p : t.pod_objects) phase[op::string_at(p, "/metadata/name")] = op::string_at(p, "/status/phase");
+    for (const auto& p : t.pod_objects) phase[base::string_at(p, "/metadata/name")] = base::string_at(p, "/status/phase");
     for (auto& m : t.members) {
       if (m.endpoint.empty() || phase[m.name] == "Running") continue;
       m.problem = "pod \"" + m.name + "\" is not running (phase " + (phase[m.name].empty() ? "unknown" : phase[m.name]) + ")";

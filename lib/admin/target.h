@@ -1,4 +1,4 @@
-// Which etcd members a command talks to and how (admin.md 5): from an
+// Which etcd members a command talks to and how (docs/rules.md#reaching-etcd): from an
 // EtcdCluster (-c, or -p through the Pod's cluster label) down to its
 // EtcdMembers, Pods and member endpoints, with TLS from the cluster's Secrets
 // and root's password from its credentials Secret; or from --endpoints with
@@ -54,7 +54,7 @@ Getenv process_env();
 // only: a cluster's own Secrets win over a shell's leftovers).
 base::Result<TargetOptions> normalize(TargetOptions o, const Getenv& env);
 // auto: direct inside a cluster (KUBERNETES_SERVICE_HOST set), port-forward
-// outside (admin.md 5.4).
+// outside (docs/rules.md#connect-modes).
 base::Result<ConnectMode> parse_connect(const std::string& value, const Getenv& env);
 
 // One member as the command will dial it.
@@ -86,12 +86,12 @@ struct Target {
 };
 
 // The pure part of resolution: members and endpoints from the objects
-// (admin.md 5.1, E14: pod IP dialled, member DNS name verified).
+// (docs/rules.md#member-endpoints, docs/rules.md#connect-modes: pod IP dialled, member DNS name verified).
 std::vector<MemberTarget> member_targets(const nlohmann::json& cluster, const nlohmann::json& members,
                                          const nlohmann::json& pods);
 // The endpoints for cluster calls: ready voters, else every dialable member.
 std::vector<std::string> cluster_endpoints(const std::vector<MemberTarget>& members);
-// The peer URL the operator gives member m (admin.md 2.5).
+// The peer URL the operator gives member m (docs/rules.md#member-endpoints).
 std::string peer_url(const nlohmann::json& cluster, const nlohmann::json& member);
 // "https" when the cluster serves clients over TLS.
 bool client_tls(const nlohmann::json& cluster);

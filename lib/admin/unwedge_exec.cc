@@ -3,13 +3,13 @@
 #include <ctime>
 
 #include "admin/kube_util.h"
+#include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
 #include "kube/status_error.h"
-#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -61,7 +61,7 @@ class Fixer {
     auto m = member(f.member);
     if (!m) return std::move(m).error();
     if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
-    if (op::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
+    if (base::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
     auto l = listed(f);
     if (!l) return std::move(l).error();
     if (*l) return base::make_error(base::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
@@ -105,7 +105,7 @@ class Fixer {
     auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
     if (!cl) return std::move(cl).error();
     const auto now = std::chrono::system_clock::now();
-    auto t = base::parse_rfc3339(op::string_at(*cl, "/status/progressDeadline"));
+    auto t = base::parse_rfc3339(base::string_at(*cl, "/status/progressDeadline"));
     if (!t || *t <= now) return Outcome{"skipped", "progressDeadline not ahead"};
     const std::string past = rfc3339(now - std::chrono::seconds(1));
     kube::PatchOptions po;

@@ -1,4 +1,4 @@
-// Runs an unwedge plan (admin.md 4.6). Each fix reads the live state again
+// Runs an unwedge plan (docs/break-glass-design.md#unwedge). Each fix reads the live state again
 // and decides: already done (skipped), do it, or cannot (an error), so a run
 // stopped anywhere is finished by running the command again.
 #pragma once

@@ -6,9 +6,9 @@
 #include "admin/consistency.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
+#include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "etcd/member_id.h"
-#include "operator/legacy_cluster.h"  // op::string_at
 #include "operator/names.h"
 
 namespace admin {
@@ -47,7 +47,7 @@ void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
     const std::string url = peer_url(s.cluster, m);
     // etcd still lists it: the finalizer's MemberRemove has work to do.
     if (find_etcd(s, stored_id(m), name, url) != nullptr) continue;
-    if (stored_id(m) != 0 || !op::string_at(m, "/status/memberID").empty()) {
+    if (stored_id(m) != 0 || !base::string_at(m, "/status/memberID").empty()) {
       p.fixes.push_back({"clear-id", "terminating-ghost", name, stored_id(m),
                          "status merge patch memberID \"\" on EtcdMember " + name +
                              " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it",
@@ -89,7 +89,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
                         "nothing until the spec changes; edit spec to set the target again"});
   }
   if (!r.expire_deadline) return;
-  const std::string d = op::string_at(s.cluster, "/status/progressDeadline");
+  const std::string d = base::string_at(s.cluster, "/status/progressDeadline");
   auto t = base::parse_rfc3339(d);
   if (t && *t > now) {
     p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
@@ -119,7 +119,7 @@ void dead_members(const LiveState& s, UnwedgePlan& p) {
     const std::uint64_t id = stored_id(m);
     const bool ready = condition(*pod, "Ready", "True") && (id == 0 || s.healthy.count(id) > 0);
     if (ready) continue;
-    const std::string node = op::string_at(*pod, "/spec/nodeName");
+    const std::string node = base::string_at(*pod, "/spec/nodeName");
     auto it = s.node_ready.find(node);
     if (!node.empty() && it != s.node_ready.end() && !it->second) {
       p.advice.push_back({"dead-member", name,
@@ -134,7 +134,7 @@ void dead_members(const LiveState& s, UnwedgePlan& p) {
     if (!change_waits) continue;
     const auto* e = id == 0 ? nullptr : find_etcd(s, id, {}, {});
     if (e == nullptr || e->is_learner || s.healthy.count(id) > 0) continue;
-    const bool memory = op::string_at(m, "/spec/storage/medium") == "Memory";
+    const bool memory = base::string_at(m, "/spec/storage/medium") == "Memory";
     p.advice.push_back({"dead-member", name,
                         "EtcdMember " + name + " (" + etcd::format_member_id(id) +
                             ") is not Ready and does not answer, on a Ready Node; the operator adopts no spec "

@@ -1,4 +1,4 @@
-// `member unwedge` (admin.md 4.6): the states that stop the operator for good,
+// `member unwedge` (docs/break-glass-design.md#unwedge): the states that stop the operator for good,
 // found from the live state and planned as fixes. Allowed while the operator
 // runs: each fix is one the operator's own logic then completes. Pure: the
 // state comes from member_exec's read_state.
@@ -51,8 +51,8 @@ UnwedgePlan plan_unwedge(const LiveState& s, const UnwedgeRequest& r, std::chron
 nlohmann::ordered_json unwedge_document(const UnwedgePlan& p);
 std::string unwedge_text(const UnwedgePlan& p);
 
-// spec equals status.observed on every field the operator latches (admin.md
-// 2.2); spec.replicas defaults to 3.
+// spec equals status.observed on every field the operator latches
+// (docs/operator-contract.md); spec.replicas defaults to 3.
 bool spec_matches_observed(const nlohmann::json& cluster);
 
 }  // namespace admin

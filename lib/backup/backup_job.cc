@@ -84,7 +84,7 @@ json backup_job(const BackupJobSpec& s) {
   };
   if (!volumes.empty()) pod["volumes"] = volumes;
 
-  // D13: the Job may run as long as the tool waits for it, and no longer.
+  // docs/rules.md#backup-job: the Job may run as long as the tool waits for it, and no longer.
   long long deadline = s.timeout.count() > 0 ? s.timeout.count() : 1800;
   return {
       {"apiVersion", "batch/v1"},

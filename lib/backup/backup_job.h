@@ -1,6 +1,6 @@
-// The Job of `--backup-mode job` (adoption.md 11.3): the operator's snapshot
+// The Job of `--backup-mode job` (docs/rules.md#backup-job): the operator's snapshot
 // agent run once in the cluster's namespace, exactly as the reference builds
-// it, with D13's fixes: activeDeadlineSeconds from --backup-timeout (the
+// it, with this project's fixes: activeDeadlineSeconds from --backup-timeout (the
 // reference fixes it at 1800) and a name kept within 63 characters
 // (op::migration_snapshot_job). A pure value; creating and watching the Job
 // is the caller's business.
@@ -32,7 +32,7 @@ struct BackupJobSpec {
   std::string ns;
   std::string cluster;
   std::string cluster_uid;     // the legacy EtcdCluster's metadata.uid (SNAPSHOT_UID)
-  std::string client_service;  // <cs> (D5); empty: the cluster's name, as the reference
+  std::string client_service;  // <cs> (docs/rules.md#service-names-honoured); empty: the cluster's name, as the reference
   std::string agent_image;
   std::chrono::seconds timeout{1800};  // --backup-timeout
   // The legacy spec.security.tls Secrets; empty when not set.
@@ -46,7 +46,7 @@ struct BackupJobSpec {
 
 nlohmann::ordered_json backup_job(const BackupJobSpec& spec);
 
-// What a GET of the Job says (adoption.md 11.3, step 4): a condition
+// What a GET of the Job says (polled until it settles): a condition
 // Complete=True or Failed=True, else still running.
 enum class JobPhase { Running, Complete, Failed };
 struct JobVerdict {
@@ -55,7 +55,7 @@ struct JobVerdict {
 };
 JobVerdict job_verdict(const nlohmann::json& job);
 
-// D13's early failure: why one of the Job's pods can never start, or empty.
+// The early failure: why one of the Job's pods can never start, or empty.
 // A container waiting in CreateContainerConfigError (a missing Secret or
 // key), ErrImagePull/ImagePullBackOff/InvalidImageName, or the pod
 // Unschedulable (PodScheduled=False) will not get better by waiting for

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "base/sink.h"
 #include "base/result.h"
+#include "base/sink.h"
 
 namespace backup {
 

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "base/md5.h"
 #include "backup/s3_config.h"
 #include "base/error.h"
+#include "base/md5.h"
 
 namespace backup {
 

@@ -14,8 +14,9 @@
 //
 // create() checks before any byte streams: the bucket exists, the
 // credentials work, the endpoint answers; and an object already under the
-// key is only replaced when it carries the same owner metadata (decisions.md
-// E9: the tool overwrites its own earlier artefact and nothing else).
+// key is only replaced when it carries the same owner metadata
+// (docs/rules.md#safety-backup: the tool overwrites its own earlier artefact and
+// nothing else).
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "base/md5.h"
 #include "backup/s3_client.h"
+#include "base/md5.h"
 #include "base/sha256.h"
 #include "base/sink.h"
 

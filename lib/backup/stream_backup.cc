@@ -9,6 +9,7 @@
 
 #include "backup/fanout_sink.h"
 #include "backup/file_sink.h"
+#include "base/text.h"
 #include "operator/backup_names.h"
 
 namespace backup {
@@ -44,14 +45,7 @@ class WatchedSink final : public base::Sink {
   bool failed_ = false;
 };
 
-std::string trim(std::string s) {
-  auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
-  while (!s.empty() && blank(s.back())) s.pop_back();
-  while (!s.empty() && blank(s.front())) s.erase(s.begin());
-  return s;
-}
-
-// E9 for the local artefact: an existing file is replaced only when its
+// docs/rules.md#safety-backup for the local artefact: an existing file is replaced only when its
 // .uid companion names the same cluster.
 base::Status check_file_owner(const std::string& path, const std::string& uid) {
   struct stat st{};
@@ -59,7 +53,7 @@ base::Status check_file_owner(const std::string& path, const std::string& uid) {
   std::ifstream f(op::snapshot_uid_file(path));
   std::stringstream ss;
   if (f) ss << f.rdbuf();
-  std::string have = trim(ss.str());
+  std::string have = base::trim(ss.str());
   if (have == uid) return {};
   std::string whose = have.empty() ? "no " + op::snapshot_uid_file(path) + " names its cluster"
                                    : "it belongs to cluster UID \"" + have + "\"";

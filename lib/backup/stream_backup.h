@@ -1,4 +1,4 @@
-// The safety backup of stream mode (adoption.md D13, decisions.md E9): take
+// The safety backup of stream mode (docs/rules.md#safety-backup): take
 // a verified snapshot of one etcd cluster over the tool's own connection and
 // write it to a local directory and/or S3 at once, in constant memory.
 //
@@ -48,7 +48,7 @@ struct StreamBackupRequest {
   std::optional<etcd::Deadline> deadline;  // for each member's stream; none: as long as it takes
   BackupProgress progress;
   // Polled between chunks; true stops the stream with ErrorKind::Interrupted,
-  // aborting every destination (SIGINT/SIGTERM: D2's clean stop).
+  // aborting every destination (SIGINT/SIGTERM: docs/rules.md#resumable-adoption).
   std::function<bool()> cancelled;
 };
 

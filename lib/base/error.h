@@ -8,7 +8,7 @@
 
 namespace base {
 
-// Each kind maps to exactly one exit code of spec/cli.md (see exit_code()).
+// Each kind maps to exactly one exit code of docs/exit-codes.md (see exit_code()).
 enum class ErrorKind {
   Failed,            // 1: an API or RPC error, a failed step
   Unhealthy,         // 1: a health check judged a member unhealthy

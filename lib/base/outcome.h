@@ -1,5 +1,5 @@
 // The exit code of one run over several targets (clusters, members), per
-// spec/cli.md: 0 all succeeded; 5 some succeeded and some did not; 3 all
+// docs/exit-codes.md: 0 all succeeded; 5 some succeeded and some did not; 3 all
 // refused or blocked; else 1. An interrupt wins over everything.
 #pragma once
 

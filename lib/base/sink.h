@@ -1,12 +1,12 @@
-// Where a snapshot stream goes (decisions.md E17). A sink receives bytes in
+// Where a snapshot stream goes (docs/rules.md#where-code-lives). A sink receives bytes in
 // order, then exactly one of commit() or abort(); a sink that is destroyed
 // without commit() aborts, so a failed stream never leaves a partial artefact.
 #pragma once
 
 #include <string_view>
 
-#include "base/sha256.h"
 #include "base/result.h"
+#include "base/sha256.h"
 
 namespace base {
 

@@ -1,12 +1,11 @@
 #include "cli/completion.h"
 
-#include <sstream>
+
+#include "base/text.h"
 
 namespace cli {
 
 namespace {
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 bool hidden(const CLI::App* app) { return app->get_group().empty(); }
 
@@ -44,12 +43,7 @@ std::vector<std::string> fixed_values(const CLI::Option* o) {
   auto open = type.find('{');
   auto close = type.find('}', open == std::string::npos ? 0 : open);
   if (open == std::string::npos || close == std::string::npos) return out;
-  std::stringstream in(type.substr(open + 1, close - open - 1));
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
+  return base::split(std::string_view(type).substr(open + 1, close - open - 1), ',');
 }
 
 void record_scope(CompletionScope& scope, const CLI::Option* o, const std::string& value) {
@@ -61,7 +55,7 @@ void record_scope(CompletionScope& scope, const CLI::Option* o, const std::strin
 }
 
 void add_if(std::vector<Candidate>& out, const std::string& prefix, std::string value, std::string description) {
-  if (starts_with(value, prefix)) out.push_back({std::move(value), std::move(description)});
+  if (value.starts_with(prefix)) out.push_back({std::move(value), std::move(description)});
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
@@ -129,7 +123,7 @@ Completion complete(const CLI::App& root, const std::string& binary, const std::
 
   const CLI::Option* value_of = pending;
   std::string value_prefix = cur;
-  if (!value_of && !only_positionals && starts_with(cur, "--") && cur.find('=') != std::string::npos) {
+  if (!value_of && !only_positionals && cur.starts_with("--") && cur.find('=') != std::string::npos) {
     value_of = find_option(*app, cur);
     if (value_of) {
       result.insert_prefix = cur.substr(0, cur.find('=') + 1);
@@ -138,7 +132,7 @@ Completion complete(const CLI::App& root, const std::string& binary, const std::
   }
   if (value_of) {
     for (const auto& v : fixed_values(value_of)) {
-      if (starts_with(v, value_prefix)) result.candidates.push_back({result.insert_prefix + v, ""});
+      if (v.starts_with(value_prefix)) result.candidates.push_back({result.insert_prefix + v, ""});
     }
     if (result.candidates.empty()) result.lookup = value_kind(binary, path, long_name(value_of));
     result.prefix = value_prefix;

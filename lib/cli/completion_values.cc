@@ -14,8 +14,6 @@ namespace cli {
 
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 base::Result<std::vector<Candidate>> contexts(const CompletionScope& scope, const std::string& prefix) {
   std::vector<std::string> paths;
   bool skip_missing = true;
@@ -31,7 +29,7 @@ base::Result<std::vector<Candidate>> contexts(const CompletionScope& scope, cons
   if (!kc) return kc.error();
   std::vector<Candidate> out;
   for (const auto& [name, ctx] : kc->contexts) {
-    if (!starts_with(name, prefix)) continue;
+    if (!name.starts_with(prefix)) continue;
     out.push_back({name, name == kc->current_context ? "current context" : ""});
   }
   return out;
@@ -78,7 +76,7 @@ base::Result<std::vector<Candidate>> lookup_values(ValueKind kind, const Complet
   std::vector<Candidate> out;
   for (const auto& item : list->value("items", nlohmann::json::array())) {
     std::string name = item["metadata"].value("name", "");
-    if (name.empty() || !starts_with(name, prefix)) continue;
+    if (name.empty() || !name.starts_with(prefix)) continue;
     std::string desc;
     if (kind == ValueKind::Member || kind == ValueKind::Pod) {
       desc = item["metadata"].value("labels", nlohmann::json::object()).value(std::string(op::kLabelCluster), "");

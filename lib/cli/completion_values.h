@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/completion.h"
 #include "base/result.h"
+#include "cli/completion.h"
 
 namespace cli {
 

@@ -1,5 +1,5 @@
-// The Kubernetes connection flags both programs share (cli.md "Flags both
-// programs share") and the one place that turns them into a client, so that
+// The Kubernetes connection flags both programs share (docs/rules.md#shared-flags)
+// and the one place that turns them into a client, so that
 // -v request logging, --request-timeout and kubeconfig warnings behave the
 // same in every command.
 #pragma once
@@ -10,8 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/diag.h"
 #include "base/result.h"
+#include "cli/diag.h"
 #include "kube/client.h"
 #include "kube/connect_options.h"
 

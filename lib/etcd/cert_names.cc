@@ -9,17 +9,14 @@
 #include <cctype>
 #include <memory>
 
+#include "base/text.h"
+
 namespace etcd {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 bool matches(const std::string& pattern, const std::string& host) {
-  const std::string p = lower(pattern), h = lower(host);
+  const std::string p = base::to_lower(pattern), h = base::to_lower(host);
   if (p.rfind("*.", 0) != 0) return p == h;
   const auto dot = h.find('.');
   // The wildcard stands for one non-empty label, never for several.

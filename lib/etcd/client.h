@@ -1,7 +1,7 @@
 // The etcd v3 client both programs use (gRPC). One channel per endpoint,
 // created on first use and reused; one ClientContext with a deadline per call.
 //
-// Two kinds of calls (admin.md 5.4):
+// Two kinds of calls (docs/rules.md#connect-modes):
 // - cluster calls (membership, alarms, auth, KV) go to any endpoint of the
 //   config: the first that works, skipping endpoints that cannot be reached
 //   or that are learners (a failed endpoint is tried last next time);
@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "base/sink.h"
 #include "base/result.h"
+#include "base/sink.h"
 #include "etcd/config.h"
 #include "etcd/fanout.h"
 #include "etcd/snapshot.h"
@@ -44,7 +44,7 @@ class Client {
   // Cluster: membership.
   // linearizable: the answer reflects every committed change. etcd 3.4 has
   // no such option, so a linearizable Range on the same member goes first as
-  // the barrier (decisions.md E20).
+  // the barrier (docs/rules.md#membership-barrier).
   base::Result<MemberList> member_list(bool linearizable = false);
   base::Result<MemberAddResult> member_add(const std::vector<std::string>& peer_urls, bool as_learner);
   base::Result<std::vector<Member>> member_remove(std::uint64_t id);
@@ -56,7 +56,7 @@ class Client {
   base::Result<std::vector<Alarm>> alarm_disarm(const Alarm& alarm);
   // The same list, asked of one member under a deadline (health fans it out).
   base::Result<std::vector<Alarm>> alarm_list_at(const std::string& endpoint, std::optional<Deadline> deadline = {});
-  // Lists, then deactivates each (the client-side convenience of admin.md 9.3).
+  // Lists, then deactivates each (the client-side convenience: docs/rules.md#call-semantics).
   base::Result<std::vector<Alarm>> alarm_disarm_all();
 
   // Cluster: KV.
@@ -90,7 +90,7 @@ class Client {
   base::Result<HashInfo> hash(const std::string& endpoint, std::optional<Deadline> deadline = {});
   base::Result<HashKVInfo> hash_kv(const std::string& endpoint, std::int64_t revision,
                                   std::optional<Deadline> deadline = {});
-  // Must go to the current leader's endpoint (admin.md 9.3).
+  // Must go to the current leader's endpoint (docs/rules.md#call-semantics).
   base::Result<Header> move_leader(const std::string& leader_endpoint, std::uint64_t target_id,
                                   std::optional<Deadline> deadline = {});
   // Streams the member's db to the sink, verified, then commits the sink.

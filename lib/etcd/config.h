@@ -1,6 +1,6 @@
 // How to reach an etcd cluster: endpoints, TLS material, credentials and
 // timeouts. Plain values; built by the caller (from flags or Kubernetes
-// Secrets, admin.md 5.2-5.3) and handed to Client::create.
+// Secrets: docs/rules.md#tls-material, docs/rules.md#authentication) and handed to Client::create.
 #pragma once
 
 #include <chrono>
@@ -28,7 +28,7 @@ struct TlsConfig {
   std::string server_name;
   // The same per endpoint (keyed by the URL as given in Config::endpoints or
   // to a per-member call); wins over server_name. Members dialled by pod IP
-  // are each certified for their own DNS name (decisions.md E14).
+  // are each certified for their own DNS name (docs/rules.md#connect-modes).
   std::map<std::string, std::string> server_names;
   // Only with --insecure-skip-tls-verify; verification is on by default.
   bool insecure_skip_verify = false;

@@ -1,5 +1,5 @@
 // Turns a failed gRPC call into a base::Error. etcd's meaning is in the
-// description, not the code (admin.md 9.1/9.2: the same error has different
+// description, not the code (docs/rules.md#membership-errors: the same error has different
 // codes across versions), so the table matches the description first.
 #pragma once
 

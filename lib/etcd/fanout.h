@@ -1,7 +1,7 @@
 // Runs one per-member call on every member at once under one deadline and
 // returns a result or an error per member, in the order given. Each call gets
 // the shared deadline, so a stopped or paused member costs the deadline and
-// no more (decisions.md E19).
+// no more (docs/rules.md#health-budget).
 #pragma once
 
 #include <chrono>

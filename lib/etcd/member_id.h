@@ -1,5 +1,5 @@
 // Member and cluster IDs are uint64. Output is always 16 lowercase hex digits
-// (cli.md); input follows decisions.md E15: up to 16 characters are hex (as
+// (docs/rules.md#member-ids); input: up to 16 characters are hex (as
 // etcdctl reads them), 17-20 decimal digits are decimal, "0x" is accepted.
 #pragma once
 

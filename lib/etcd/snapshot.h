@@ -1,6 +1,6 @@
 // The receiving side of Maintenance.Snapshot, apart from gRPC so that it can
 // be tested with recorded streams. etcd sends the db in chunks and then one
-// message with the sha256 of everything before it (admin.md 9.4); the whole
+// message with the sha256 of everything before it (docs/rules.md#snapshot-stream); the whole
 // stream goes to the sink unchanged (the file is then what etcdctl saves,
 // db ‖ sha256, and `etcdutl snapshot restore` checks the trailer again),
 // while the last 32 bytes seen are held back from the running hash. At the
@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "base/sha256.h"
 #include "base/sink.h"
-#include "base/result.h"
 
 namespace etcd {
 

@@ -1,5 +1,5 @@
-#include "kube/client.h"
 #include "http/curl_error.h"
+#include "kube/client.h"
 
 #include <thread>
 

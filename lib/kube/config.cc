@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/text.h"
+
 namespace kube {
 
 namespace {
@@ -27,23 +29,10 @@ bool exists(const std::string& p) {
   return !p.empty() && std::filesystem::exists(p, ec);
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\n')) ++i;
-  return s.substr(i);
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ":") + x;
-  return s;
-}
-
 }  // namespace
 
 base::Result<RestConfig> config_from_kubeconfig(const Kubeconfig& kc, const ConfigOptions& o) {
-  std::string files = join(kc.files);
+  std::string files = base::join(kc.files, ":");
   std::string name = o.context.empty() ? kc.current_context : o.context;
   if (name.empty()) {
     return base::make_error(ErrorKind::Failed, "no context: current-context is not set and --context was not given",
@@ -157,7 +146,7 @@ base::Result<RestConfig> in_cluster_config(const ConfigOptions& o) {
   } else if (std::ifstream nf(o.service_account_dir + "/namespace"); nf) {
     std::stringstream ss;
     ss << nf.rdbuf();
-    std::string ns = trim(ss.str());
+    std::string ns = base::trim(ss.str());
     if (!ns.empty()) {
       rc.ns = ns;
       rc.ns_from_flag_or_context = true;
@@ -185,7 +174,7 @@ base::Result<RestConfig> load_config(const ConfigOptions& o) {
   if (!any) {
     std::string host = env_or(o.service_host, "KUBERNETES_SERVICE_HOST");
     if (!host.empty()) return in_cluster_config(o);
-    std::string where = paths.empty() ? std::string("(no KUBECONFIG and no HOME)") : join(paths);
+    std::string where = paths.empty() ? std::string("(no KUBECONFIG and no HOME)") : base::join(paths, ":");
     return base::make_error(ErrorKind::Failed, "no kubeconfig found at " + where + " and not running in a Pod", {},
                            "give --kubeconfig or set KUBECONFIG");
   }

@@ -3,9 +3,9 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
-#include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
 #include "kube/base64.h"
 
 namespace kube::ws {
@@ -18,26 +18,14 @@ base::Error protocol_error(std::string message) {
   return e;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 bool has_token(std::string_view list, std::string_view token) {
-  std::string l = lower(list);
-  std::string t = lower(token);
+  std::string l = base::to_lower(list);
+  std::string t = base::to_lower(token);
   std::size_t start = 0;
   while (start <= l.size()) {
     std::size_t comma = l.find(',', start);
     if (comma == std::string::npos) comma = l.size();
-    if (trim(std::string_view(l).substr(start, comma - start)) == t) return true;
+    if (base::trim(std::string_view(l).substr(start, comma - start)) == t) return true;
     start = comma + 1;
   }
   return false;
@@ -100,8 +88,8 @@ std::optional<base::Result<UpgradeResponse>> parse_upgrade_response(std::string_
     std::string_view line = head.substr(start, eol == std::string_view::npos ? std::string_view::npos : eol - start);
     std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    std::string name = lower(trim(line.substr(0, colon)));
-    std::string value = trim(line.substr(colon + 1));
+    std::string name = base::to_lower(base::trim(line.substr(0, colon)));
+    std::string value = base::trim(line.substr(colon + 1));
     auto [it, inserted] = r.headers.emplace(name, value);
     if (!inserted) it->second += ", " + value;
   }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "base/json_at.h"
 #include "migrate/dry_run.h"
 #include "migrate/inspect.h"
 #include "migrate/plan_text.h"
@@ -48,7 +49,7 @@ ClusterState cluster_state(const AdoptionPlan& plan, const std::string& ns, cons
   }
   // No legacy cluster left: adopted earlier if our marker is on a new one.
   if (const json* nc = find_object(plan.inventory.new_clusters, ns, name)) {
-    const json* ann = op::find_at(*nc, "/metadata/annotations");
+    const json* ann = base::find_at(*nc, "/metadata/annotations");
     if (ann != nullptr && ann->is_object() && ann->contains(std::string(op::kAnnAdoptedFrom))) {
       return ClusterState::AdoptedBefore;
     }
@@ -160,16 +161,16 @@ base::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptReques
   backup_options.schedule_image =
       request.schedule_image.empty() ? std::string(op::kDefaultScheduleImage) : request.schedule_image;
   for (const auto& b : plan.inventory.backups) {
-    std::string ns = op::string_at(b, "/metadata/namespace"), name = op::string_at(b, "/metadata/name");
-    if (op::find_at(b, "/metadata/deletionTimestamp") != nullptr) continue;
+    std::string ns = base::string_at(b, "/metadata/namespace"), name = base::string_at(b, "/metadata/name");
+    if (base::find_at(b, "/metadata/deletionTimestamp") != nullptr) continue;
     bool exists = find_object(plan.inventory.snapshots, ns, name) != nullptr;
-    BackupPlan bp = plan_backup(b, exists, cluster_state(plan, ns, op::string_at(b, "/spec/clusterRef/name")),
+    BackupPlan bp = plan_backup(b, exists, cluster_state(plan, ns, base::string_at(b, "/spec/clusterRef/name")),
                                 backup_options);
     dry_run_backup(client, bp);
     plan.backups.push_back(std::move(bp));
   }
   for (const auto& s : plan.inventory.schedules) {
-    if (op::find_at(s, "/metadata/deletionTimestamp") != nullptr) continue;
+    if (base::find_at(s, "/metadata/deletionTimestamp") != nullptr) continue;
     plan.schedules.push_back(plan_schedule(s, backup_options));
   }
   return plan;

@@ -1,5 +1,5 @@
-// The whole read-only half of `etcd-migrate adopt` (adoption.md §3 steps
-// 1-9, with section 0 and decisions.md): gate, discovery, concurrent live
+// The whole read-only half of `etcd-migrate adopt` (docs/adoption-design.md,
+// "The read-only half"): gate, discovery, concurrent live
 // inspection, translation, identity checks and server-side dry-runs, ending
 // in one value that the dry-run prints and `--apply` executes.
 #pragma once
@@ -61,7 +61,7 @@ using ProgressFn = std::function<void(const std::string&)>;
 base::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest& request, const ValidRequest& valid,
                                         const ProgressFn& progress);
 
-// cli.md: 3 as soon as one plan is blocked, else 0.
+// 3 as soon as one plan is blocked, else 0 (docs/exit-codes.md).
 int dry_run_exit_code(const AdoptionPlan& plan);
 
 nlohmann::ordered_json to_json(const AdoptionPlan& plan);

@@ -14,6 +14,7 @@
 
 #include "backup/s3_client.h"
 #include "backup/stream_backup.h"
+#include "base/json_at.h"
 #include "base/outcome.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -151,7 +152,7 @@ class Pipeline {
   void run_steps() {
     check_stop();
     bool pods_reowned = pods_have_new_owner();
-    // D4: what could fail later is checked before auth is touched.
+    // What could fail later is checked before auth is touched (docs/rules.md#auth-restored-on-early-failure).
     if (!pods_reowned && !request_.skip_backup) backup_prerequisites();
     root_secret();
     if (!pods_reowned) {
@@ -167,7 +168,7 @@ class Pipeline {
     statefulset_step(cluster_uid);
     leftovers_step();
     reown_step(member_uids);
-    // D4: once the pods belong to the new cluster, auth stays off for the
+    // Once the pods belong to the new cluster, auth stays off for the
     // new operator to turn on; a later failure no longer restores it.
     auth_disabled_by_us_ = false;
     service_step(cluster_uid);
@@ -187,7 +188,7 @@ class Pipeline {
       }
     }
     if (valid_.backup_mode == BackupMode::Job) {
-      // D13: the Secret or PVC is there and the image known, before auth.
+      // Job mode (docs/rules.md#backup-job): the Secret or PVC is there and the image known, before auth.
       if (auto s = check_job_destination(k_, p_.ns, request_); !s) fail(step, s.error());
       agent_image_ = must(step, agent_image(k_, request_, valid_.new_controller));
       return;
@@ -214,7 +215,7 @@ class Pipeline {
   }
 
   std::string secret_password(const json& secret) {
-    const json* data = op::find_at(secret, "/data");
+    const json* data = base::find_at(secret, "/data");
     if (data == nullptr || !data->contains("password") || !(*data)["password"].is_string()) return {};
     auto decoded = kube::base64_decode((*data)["password"].get<std::string>());
     return decoded ? *decoded : std::string();
@@ -285,7 +286,7 @@ class Pipeline {
       acted = true;
     }
     if (p_.spec_auth) {
-      // E2: the password cannot be read back, so replacing root is the
+      // docs/rules.md#root-user-replaced: the password cannot be read back, so replacing root is the
       // idempotent form; a kill between delete and add leaves no root and
       // auth off, and the re-run adds it.
       if (auto s = c.user_delete("root"); !s && s.error().reason != etcd::reason::kUserNotFound) fail(step, s.error());
@@ -394,7 +395,8 @@ class Pipeline {
     return out;
   }
 
-  // Facts verify needs, recorded before anything changes owner (E5, E8, E11).
+  // Facts verify needs, recorded before anything changes owner (docs/rules.md#our-annotation-keys,
+  // docs/rules.md#controllerrevisions, docs/rules.md#verify-data-check).
   ojson adoption_facts() {
     const std::string step = "record adoption facts";
     ojson facts = {{"legacyUID", p_.legacy_uid}, {"clusterID", p_.cluster_id}};
@@ -406,15 +408,15 @@ class Pipeline {
       const std::string& m = p_.member_names[i];
       ojson f = {{"memberID", p_.member_statuses[i]["memberID"]}};
       if (const json* pod = find_object(plan_.inventory.pods, p_.ns, m)) {
-        f["podUID"] = op::string_at(*pod, "/metadata/uid");
+        f["podUID"] = base::string_at(*pod, "/metadata/uid");
         long long restarts = 0;
-        if (const json* st = op::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
+        if (const json* st = base::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
           for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
         }
         f["restarts"] = restarts;
       }
       if (const json* pvc = find_object(plan_.inventory.pvcs, p_.ns, op::member_pvc(m))) {
-        f["volumeName"] = op::string_at(*pvc, "/spec/volumeName");
+        f["volumeName"] = base::string_at(*pvc, "/spec/volumeName");
       }
       for (const auto& t : targets_) {
         if (t.pod != m) continue;
@@ -430,7 +432,7 @@ class Pipeline {
     for (const auto& cr : list["items"]) {
       const json* ctrl = op::controller_of(cr);
       if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
-        revisions.push_back(op::string_at(cr, "/metadata/name"));
+        revisions.push_back(base::string_at(cr, "/metadata/name"));
       }
     }
     facts["controllerRevisions"] = revisions;
@@ -459,13 +461,13 @@ class Pipeline {
       cluster = created ? *created : must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
       acted = true;
     }
-    // D10: only our own object for this legacy cluster.
+    // Only our own object for this legacy cluster (docs/rules.md#only-our-own-objects).
     if (op::annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
       fail(step, base::make_error(base::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
                                  "etcdcluster \"" + p_.ns + "/" + p_.name + "\"", "B17: it is not ours to adopt into"));
     }
-    // Status prefill (§8.3), re-read and re-decided on a conflict.
-    for (int attempt = 0; op::string_at(cluster, "/status/clusterID").empty(); ++attempt) {
+    // Status prefill (docs/rules.md#status-prefill), re-read and re-decided on a conflict.
+    for (int attempt = 0; base::string_at(cluster, "/status/clusterID").empty(); ++attempt) {
       json updated = cluster;
       updated["status"] = json(p_.cluster_status);
       kube::ReplaceOptions ro;
@@ -479,14 +481,14 @@ class Pipeline {
       if (!kube::is_conflict(r.error()) || attempt > 5) fail(step, r.error());
       cluster = must(step, k_.get(op::resources::etcdclusters, p_.ns, p_.name));
     }
-    std::string id = op::string_at(cluster, "/status/clusterID");
+    std::string id = base::string_at(cluster, "/status/clusterID");
     if (id != p_.cluster_id) {
       fail(step, base::make_error(base::ErrorKind::Refused, "records cluster ID " + id + " but etcd reports " + p_.cluster_id,
                                  "etcdcluster \"" + p_.ns + "/" + p_.name + "\""));
     }
     cluster_ = cluster;
     done(step, acted);
-    return op::string_at(cluster, "/metadata/uid");
+    return base::string_at(cluster, "/metadata/uid");
   }
 
   std::vector<std::pair<std::string, std::string>> members_step(const std::string& cluster_uid) {
@@ -514,7 +516,7 @@ class Pipeline {
         fail(step, base::make_error(base::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
                                    "etcdmember \"" + p_.ns + "/" + m + "\"", "B17: it is not ours to take over"));
       }
-      for (int attempt = 0; op::string_at(live, "/status/memberID").empty(); ++attempt) {
+      for (int attempt = 0; base::string_at(live, "/status/memberID").empty(); ++attempt) {
         json updated = live;
         updated["status"] = json(p_.member_statuses[i]);
         kube::ReplaceOptions ro;
@@ -528,7 +530,7 @@ class Pipeline {
         if (!kube::is_conflict(r.error()) || attempt > 5) fail(step, r.error());
         live = must(step, k_.get(op::resources::etcdmembers, p_.ns, m));
       }
-      uids.push_back({m, op::string_at(live, "/metadata/uid")});
+      uids.push_back({m, base::string_at(live, "/metadata/uid")});
     }
     done(step, acted);
     return uids;
@@ -596,7 +598,7 @@ class Pipeline {
       if (sts) {
         kube::DeleteOptions o;
         o.propagation = kube::Propagation::Orphan;
-        o.precondition_uid = op::string_at(*sts, "/metadata/uid");
+        o.precondition_uid = base::string_at(*sts, "/metadata/uid");
         auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
         if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
         acted = true;
@@ -612,7 +614,7 @@ class Pipeline {
   void leftovers_step() {
     const std::string step = "legacy-leftovers";
     bool acted = false;
-    // E8: the StatefulSet's ControllerRevisions, by the names recorded.
+    // The StatefulSet's ControllerRevisions, by the names recorded (docs/rules.md#controllerrevisions).
     json facts = json::parse(op::annotation(cluster_, op::kAnnAdoption), nullptr, false);
     std::vector<std::pair<const kube::Resource*, std::string>> todo;
     if (facts.is_object()) {
@@ -651,10 +653,10 @@ class Pipeline {
     json pods = must(step, k_.list_all(kube::resources::pods, p_.ns, etcd_pods));
     json pvcs = must(step, k_.list_all(kube::resources::persistentvolumeclaims, p_.ns));
     auto listed = [&](const json& list, const std::string& name) -> const json* {
-      const json* items = op::find_at(list, "/items");
+      const json* items = base::find_at(list, "/items");
       if (items == nullptr || !items->is_array()) return nullptr;
       for (const auto& o : *items) {
-        if (op::string_at(o, "/metadata/name") == name) return &o;
+        if (base::string_at(o, "/metadata/name") == name) return &o;
       }
       return nullptr;
     };
@@ -669,7 +671,7 @@ class Pipeline {
           // Owner references are replaced wholesale: guard them with the
           // resourceVersion read; labels are merged key by key.
           if (patch["metadata"].contains("ownerReferences")) {
-            patch["metadata"]["resourceVersion"] = op::string_at(obj, "/metadata/resourceVersion");
+            patch["metadata"]["resourceVersion"] = base::string_at(obj, "/metadata/resourceVersion");
           }
           auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Merge, patch);
           if (res) {
@@ -692,10 +694,10 @@ class Pipeline {
     // replaced Service answers 409 and fails the step; the re-run plans again).
     const json* known = find_object(plan_.inventory.services, p_.ns, c);
     bool deleted = false;
-    if (known != nullptr && op::string_at(*known, "/spec/clusterIP") != "None") {
+    if (known != nullptr && base::string_at(*known, "/spec/clusterIP") != "None") {
       // clusterIP cannot change in place: delete and re-create back to back.
       kube::DeleteOptions o;
-      o.precondition_uid = op::string_at(*known, "/metadata/uid");
+      o.precondition_uid = base::string_at(*known, "/metadata/uid");
       auto r = k_.remove(kube::resources::services, p_.ns, c, o);
       if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
       deleted = true;
@@ -711,7 +713,7 @@ class Pipeline {
       acted = true;
     }
     if (p_.client_service != c) {
-      // E1: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
+      // docs/rules.md#client-service-cutover: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
       bool wrote = set_service_owners(step, p_.client_service, nullptr, [&](const json& cs) {
         json refs = json::array();
         for (const auto& r : cs["metadata"].value("ownerReferences", json::array())) {
@@ -730,7 +732,7 @@ class Pipeline {
     bool acted = false;
     // The plan's copy says whether it is already being deleted; the delete
     // is guarded by the UID the plan was made for.
-    if (op::find_at(plan_.inventory.clusters[index_], "/metadata/deletionTimestamp") == nullptr) {
+    if (base::find_at(plan_.inventory.clusters[index_], "/metadata/deletionTimestamp") == nullptr) {
       kube::DeleteOptions o;
       o.propagation = kube::Propagation::Orphan;
       o.precondition_uid = p_.legacy_uid;
@@ -738,7 +740,7 @@ class Pipeline {
       if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
       acted = r.ok();
     }
-    // D18: not awaited; it stays Terminating while the legacy webhooks exist.
+    // Not awaited (docs/rules.md#legacy-webhooks): it stays Terminating while the legacy webhooks exist.
     done(step, acted);
   }
 
@@ -771,7 +773,7 @@ BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vecto
     case BackupAction::Create:
     case BackupAction::Skip: break;
   }
-  // D14: only for a cluster adopted in this run (or earlier).
+  // docs/rules.md#legacy-backups: only for a cluster adopted in this run (or earlier).
   for (const auto& c : clusters) {
     if (c.ns == b.ns && c.name == b.cluster && c.outcome != ClusterOutcome::Adopted) {
       r.outcome = "waiting";
@@ -818,9 +820,9 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, const std::vecto
   }
   auto run_index = [&](const json& l) -> std::optional<size_t> {
     for (size_t i = 0; i < plan.clusters.size(); ++i) {
-      if (plan.clusters[i].ns == op::string_at(l, "/metadata/namespace") &&
-          plan.clusters[i].name == op::string_at(l, "/metadata/name") &&
-          plan.clusters[i].legacy_uid == op::string_at(l, "/metadata/uid")) {
+      if (plan.clusters[i].ns == base::string_at(l, "/metadata/namespace") &&
+          plan.clusters[i].name == base::string_at(l, "/metadata/name") &&
+          plan.clusters[i].legacy_uid == base::string_at(l, "/metadata/uid")) {
         return i;
       }
     }
@@ -828,11 +830,11 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, const std::vecto
   };
   auto adopted = [&](const json& l) {
     if (auto i = run_index(l); i && results[*i].outcome == ClusterOutcome::Adopted) return true;
-    std::string ns = op::string_at(l, "/metadata/namespace"), name = op::string_at(l, "/metadata/name");
-    if (op::find_at(l, "/metadata/deletionTimestamp") == nullptr) return false;
+    std::string ns = base::string_at(l, "/metadata/namespace"), name = base::string_at(l, "/metadata/name");
+    if (base::find_at(l, "/metadata/deletionTimestamp") == nullptr) return false;
     for (const auto& f : (*fresh)["items"]) {
-      if (op::string_at(f, "/metadata/namespace") == ns && op::string_at(f, "/metadata/name") == name) {
-        return op::annotation(f, op::kAnnAdoptedFrom) == op::string_at(l, "/metadata/uid");
+      if (base::string_at(f, "/metadata/namespace") == ns && base::string_at(f, "/metadata/name") == name) {
+        return op::annotation(f, op::kAnnAdoptedFrom) == base::string_at(l, "/metadata/uid");
       }
     }
     return false;

@@ -1,5 +1,5 @@
-// `etcd-migrate adopt --apply` (adoption.md §11-§13 with section 0 and
-// decisions.md E1, E2, E8, E9): executes an AdoptionPlan, one pipeline per
+// `etcd-migrate adopt --apply` (docs/adoption-design.md, the write
+// half): executes an AdoptionPlan, one pipeline per
 // cluster, clusters concurrently. Each step reads the live state and
 // decides "done / do it / cannot", so a run stopped anywhere (Ctrl-C, kill,
 // a failure) is finished by the next run. Nothing here prints.
@@ -74,13 +74,13 @@ struct ApplyHooks {
 ApplyReport apply_plan(kube::Client& client, const AdoptionPlan& plan, const AdoptRequest& request,
                        const ValidRequest& valid, const ApplyHooks& hooks);
 
-// cli.md: 130/143 after a signal, else 0 / 5 / 3 / 1 over the cluster and backup outcomes.
+// docs/exit-codes.md: 130/143 after a signal, else 0 / 5 / 3 / 1 over the cluster and backup outcomes.
 int apply_exit_code(const ApplyReport& report);
 
 nlohmann::ordered_json to_json(const ApplyReport& report);
 std::string apply_text(const ApplyReport& report);
 
-// A random password for a generated root credentials Secret (D11).
+// A random password for a generated root credentials Secret (docs/rules.md#root-password-never-printed).
 std::string generate_password();
 
 }  // namespace migrate

@@ -1,4 +1,5 @@
-// The closing output of --apply (adoption.md §11.7 with D3, D18): per
+// The closing output of --apply (docs/rules.md#one-pipeline-per-cluster,
+// docs/rules.md#legacy-webhooks): per
 // cluster outcome, what became of auth and the backup, the legacy objects,
 // and what to do next; text and JSON carry the same facts.
 #include <csignal>

@@ -1,8 +1,9 @@
 #include "migrate/backup_plan.h"
 
-#include "output/yaml_emit.h"
+#include "base/json_at.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
+#include "output/yaml_emit.h"
 
 namespace migrate {
 
@@ -26,7 +27,7 @@ namespace {
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
 
 bool condition_true(const json& object, const char* type) {
-  const json* conds = op::find_at(object, "/status/conditions");
+  const json* conds = base::find_at(object, "/status/conditions");
   if (conds == nullptr || !conds->is_array()) return false;
   for (const auto& c : *conds) {
     if (c.value("type", "") == type && c.value("status", "") == "True") return true;
@@ -37,8 +38,8 @@ bool condition_true(const json& object, const char* type) {
 }  // namespace
 
 LegacyBackupState legacy_backup_state(const json& backup) {
-  const json* snapshot = op::find_at(backup, "/status/snapshot");
-  std::string phase = op::string_at(backup, "/status/phase");
+  const json* snapshot = base::find_at(backup, "/status/snapshot");
+  std::string phase = base::string_at(backup, "/status/phase");
   if ((snapshot != nullptr && snapshot->is_object() && !snapshot->empty()) || phase == "Succeeded" ||
       phase == "Completed" || condition_true(backup, "Complete") || condition_true(backup, "Completed") ||
       condition_true(backup, "Succeeded")) {
@@ -49,8 +50,8 @@ LegacyBackupState legacy_backup_state(const json& backup) {
 }
 
 ojson map_destination(const json& destination, std::string& error) {
-  const json* s3 = destination.is_object() ? op::find_at(destination, "/s3") : nullptr;
-  const json* pvc = destination.is_object() ? op::find_at(destination, "/pvc") : nullptr;
+  const json* s3 = destination.is_object() ? base::find_at(destination, "/s3") : nullptr;
+  const json* pvc = destination.is_object() ? base::find_at(destination, "/pvc") : nullptr;
   if (s3 != nullptr && pvc != nullptr) {
     error = "spec.destination: both s3 and pvc are set; exactly one is allowed";
     return nullptr;
@@ -62,16 +63,16 @@ ojson map_destination(const json& destination, std::string& error) {
   ojson out = ojson::object();
   if (s3 != nullptr) {
     ojson m = ojson::object();
-    m["endpoint"] = op::string_at(*s3, "/endpoint");
-    m["bucket"] = op::string_at(*s3, "/bucket");
-    if (auto key = op::string_at(*s3, "/key"); !key.empty()) m["key"] = key;
-    if (auto region = op::string_at(*s3, "/region"); !region.empty()) m["region"] = region;
+    m["endpoint"] = base::string_at(*s3, "/endpoint");
+    m["bucket"] = base::string_at(*s3, "/bucket");
+    if (auto key = base::string_at(*s3, "/key"); !key.empty()) m["key"] = key;
+    if (auto region = base::string_at(*s3, "/region"); !region.empty()) m["region"] = region;
     if (s3->value("forcePathStyle", false)) m["forcePathStyle"] = true;
-    m["credentialsSecretRef"] = {{"name", op::string_at(*s3, "/credentialsSecretRef/name")}};
+    m["credentialsSecretRef"] = {{"name", base::string_at(*s3, "/credentialsSecretRef/name")}};
     out["s3"] = m;
   } else {
-    ojson m = {{"claimName", op::string_at(*pvc, "/claimName")}};
-    if (auto sub = op::string_at(*pvc, "/subPath"); !sub.empty()) m["subPath"] = sub;
+    ojson m = {{"claimName", base::string_at(*pvc, "/claimName")}};
+    if (auto sub = base::string_at(*pvc, "/subPath"); !sub.empty()) m["subPath"] = sub;
     out["pvc"] = m;
   }
   return out;
@@ -81,13 +82,13 @@ BackupPlan plan_backup(const json& backup, bool snapshot_exists, ClusterState cl
                        const BackupPlanOptions& options) {
   BackupPlan plan;
   plan.kind = std::string(op::kKindEtcdBackup);
-  plan.ns = op::string_at(backup, "/metadata/namespace");
-  plan.name = op::string_at(backup, "/metadata/name");
-  plan.cluster = op::string_at(backup, "/spec/clusterRef/name");
-  plan.artefact = op::string_at(backup, "/status/snapshot/uri");
+  plan.ns = base::string_at(backup, "/metadata/namespace");
+  plan.name = base::string_at(backup, "/metadata/name");
+  plan.cluster = base::string_at(backup, "/spec/clusterRef/name");
+  plan.artefact = base::string_at(backup, "/status/snapshot/uri");
 
   std::string error;
-  const json* dest = op::find_at(backup, "/spec/destination");
+  const json* dest = base::find_at(backup, "/spec/destination");
   ojson destination = map_destination(dest != nullptr ? *dest : json(), error);
   if (!error.empty()) {
     plan.action = BackupAction::Error;
@@ -131,11 +132,11 @@ BackupPlan plan_backup(const json& backup, bool snapshot_exists, ClusterState cl
 BackupPlan plan_schedule(const json& schedule, const BackupPlanOptions& options) {
   BackupPlan plan;
   plan.kind = std::string(op::kKindEtcdBackupSchedule);
-  plan.ns = op::string_at(schedule, "/metadata/namespace");
-  plan.name = op::string_at(schedule, "/metadata/name");
-  plan.cluster = op::string_at(schedule, "/spec/clusterRef/name");
+  plan.ns = base::string_at(schedule, "/metadata/namespace");
+  plan.name = base::string_at(schedule, "/metadata/name");
+  plan.cluster = base::string_at(schedule, "/spec/clusterRef/name");
   std::string error;
-  const json* dest = op::find_at(schedule, "/spec/destination");
+  const json* dest = base::find_at(schedule, "/spec/destination");
   ojson destination = map_destination(dest != nullptr ? *dest : json(), error);
   if (!error.empty()) {
     plan.action = BackupAction::Error;
@@ -144,7 +145,7 @@ BackupPlan plan_schedule(const json& schedule, const BackupPlanOptions& options)
   }
   const std::string s = plan.name, ns = plan.ns, sa = op::snapshotter_name(s);
   ojson cluster_ref = ojson::object();
-  if (const json* ref = op::find_at(schedule, "/spec/clusterRef"); ref != nullptr) cluster_ref = *ref;
+  if (const json* ref = base::find_at(schedule, "/spec/clusterRef"); ref != nullptr) cluster_ref = *ref;
   ojson tmpl = {{"apiVersion", std::string(op::kApiVersion)},
                 {"kind", std::string(op::kKindEtcdSnapshot)},
                 {"metadata", {{"generateName", s + "-"}, {"namespace", ns}}},
@@ -165,9 +166,9 @@ BackupPlan plan_schedule(const json& schedule, const BackupPlanOptions& options)
        {"metadata", {{"name", sa}, {"namespace", ns}}},
        {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", sa}}},
        {"subjects", ojson::array({{{"kind", "ServiceAccount"}, {"name", sa}, {"namespace", ns}}})}});
-  ojson cron_spec = {{"schedule", op::string_at(schedule, "/spec/schedule")}, {"concurrencyPolicy", "Forbid"}};
+  ojson cron_spec = {{"schedule", base::string_at(schedule, "/spec/schedule")}, {"concurrencyPolicy", "Forbid"}};
   for (const char* limit : {"successfulJobsHistoryLimit", "failedJobsHistoryLimit"}) {
-    if (const json* v = op::find_at(schedule, (std::string("/spec/") + limit).c_str()); v != nullptr) {
+    if (const json* v = base::find_at(schedule, (std::string("/spec/") + limit).c_str()); v != nullptr) {
       cron_spec[limit] = *v;
     }
   }

@@ -1,5 +1,5 @@
-// Plans for the legacy EtcdBackups and EtcdBackupSchedules (adoption.md §9.6,
-// §9.7 with D14 and decisions.md E9, E10): pure values, like cluster plans.
+// Plans for the legacy EtcdBackups and EtcdBackupSchedules (docs/rules.md#legacy-backups,
+// docs/rules.md#backup-schedules): pure values, like cluster plans.
 #pragma once
 
 #include <string>
@@ -15,7 +15,7 @@ enum class BackupAction {
   Create,  // an EtcdSnapshot is created, then the legacy EtcdBackup deleted
   Skip,    // the EtcdSnapshot exists already: only the legacy delete remains (N9)
   Keep,    // a completed or failed legacy backup, reported and left alone (N12)
-  Wait,    // pending, for a cluster not adopted (yet): converted once it is (D14)
+  Wait,    // pending, for a cluster not adopted (yet): converted once it is
   Print,   // a schedule: manifests printed, nothing applied
   Error,   // B13/B14: nothing done
 };
@@ -26,7 +26,7 @@ enum class ClusterState { NotAdopted, AdoptedNow, AdoptedBefore };
 
 struct BackupPlanOptions {
   bool convert_completed = false;         // --convert-completed-backups
-  std::string schedule_image;  // --schedule-image (E10), op::kDefaultScheduleImage
+  std::string schedule_image;  // --schedule-image, op::kDefaultScheduleImage
 };
 
 struct BackupPlan {
@@ -41,11 +41,11 @@ struct BackupPlan {
   std::string artefact;                          // a completed backup's status.snapshot.uri
 };
 
-// The EtcdBackup's legacy state (E9).
+// The EtcdBackup's legacy state (docs/rules.md#legacy-backups).
 enum class LegacyBackupState { Pending, Completed, Failed };
 LegacyBackupState legacy_backup_state(const nlohmann::json& backup);
 
-// §9.6 destination mapping; an error message for B13 when both or neither is set.
+// The legacy destination mapped onto the EtcdSnapshot's; an error message for B13 when both or neither is set.
 nlohmann::ordered_json map_destination(const nlohmann::json& destination, std::string& error);
 
 BackupPlan plan_backup(const nlohmann::json& backup, bool snapshot_exists, ClusterState cluster,

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "base/json_at.h"
 #include "kube/base64.h"
 #include "operator/legacy_cluster.h"
 
@@ -38,7 +39,7 @@ base::Result<backup::S3Destination> s3_destination(kube::Client& client, const s
     return std::move(secret).error();
   }
   std::map<std::string, std::string> data;
-  if (const auto* d_json = op::find_at(*secret, "/data"); d_json != nullptr && d_json->is_object()) {
+  if (const auto* d_json = base::find_at(*secret, "/data"); d_json != nullptr && d_json->is_object()) {
     for (const auto& [k, v] : d_json->items()) {
       if (!v.is_string()) continue;
       auto decoded = kube::base64_decode(v.get<std::string>());

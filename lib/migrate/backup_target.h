@@ -1,4 +1,4 @@
-// Where a stream-mode safety backup goes (decisions.md E9): the S3 location
+// Where a stream-mode safety backup goes (docs/rules.md#safety-backup): the S3 location
 // from the --backup-s3-* flags and the credentials from the Secret named by
 // --backup-s3-credentials-secret in the cluster's namespace, or from the
 // standard AWS_* environment when no Secret is named.

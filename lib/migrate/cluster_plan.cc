@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_at.h"
 #include "migrate/service_exposure.h"
 #include "migrate/translate.h"
 #include "operator/meta.h"
@@ -30,7 +31,7 @@ namespace {
 
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
 
-// D10: an existing new-API EtcdCluster is ours only with our marker for this
+// docs/rules.md#only-our-own-objects: an existing new-API EtcdCluster is ours only with our marker for this
 // legacy UID and, once prefilled, the same cluster ID.
 void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
   bool cluster_ok = false;
@@ -38,8 +39,8 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
   if (facts.new_cluster) {
     const json& nc = *facts.new_cluster;
     std::string marker = op::annotation(nc, op::kAnnAdoptedFrom);
-    std::string id = op::string_at(nc, "/status/clusterID");
-    cluster_uid = op::string_at(nc, "/metadata/uid");
+    std::string id = base::string_at(nc, "/status/clusterID");
+    cluster_uid = base::string_at(nc, "/metadata/uid");
     if (marker != legacy.uid) {
       plan.verdicts.push_back(
           {"B17", "an EtcdCluster " + quote(legacy.name) + " of the new API already exists without this tool's marker " +
@@ -57,7 +58,7 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
     const json* ctrl = op::controller_of(member);
     bool ours = cluster_ok && ctrl != nullptr && ctrl->value("kind", "") == op::kKindEtcdCluster &&
                 ctrl->value("name", "") == legacy.name && ctrl->value("uid", "") == cluster_uid;
-    std::string id = op::string_at(member, "/status/memberID");
+    std::string id = base::string_at(member, "/status/memberID");
     std::string live_id;
     for (const auto& m : facts.members) {
       if (m.name == name) live_id = m.id;
@@ -73,13 +74,13 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
   }
 }
 
-// E1: a Service named <c> other than the legacy client or headless Service,
+// docs/rules.md#client-service-cutover: a Service named <c> other than the legacy client or headless Service,
 // or than the native headless Service of an earlier run, is someone else's.
 void check_service_c(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
   if (!facts.service_c || legacy.client_service() == legacy.name || legacy.headless_service() == legacy.name) return;
   const json& svc = *facts.service_c;
   const json* ctrl = op::controller_of(svc);
-  bool native = op::string_at(svc, "/spec/clusterIP") == "None" && ctrl != nullptr &&
+  bool native = base::string_at(svc, "/spec/clusterIP") == "None" && ctrl != nullptr &&
                 ctrl->value("kind", "") == op::kKindEtcdCluster && ctrl->value("name", "") == legacy.name &&
                 ctrl->value("apiVersion", "") == op::kApiVersion;
   if (!native) {
@@ -224,7 +225,7 @@ void build_objects(const op::LegacyCluster& legacy, const ClusterFacts& facts, c
   status["observed"] = observed;
   plan.cluster_status = status;
 
-  // E6: member-level labels plus the cluster's additionalMetadata labels
+  // docs/rules.md#adopted-members: member-level labels plus the cluster's additionalMetadata labels
   // (reserved keys dropped as the operator drops them; ours win).
   ojson extra_labels = ojson::object();
   if (t.spec.contains("additionalMetadata") && t.spec["additionalMetadata"].contains("labels")) {
@@ -286,7 +287,7 @@ ClusterPlan plan_cluster(const op::LegacyCluster& legacy, const ClusterFacts& fa
   plan.client_service = legacy.client_service();
   plan.cluster_id = facts.cluster_id;
   plan.live_auth = facts.live_auth;
-  plan.legacy_pdb = op::find_at(legacy.spec, "/podDisruptionBudgetTemplate") != nullptr;
+  plan.legacy_pdb = base::find_at(legacy.spec, "/podDisruptionBudgetTemplate") != nullptr;
 
   if (legacy.deleting) {
     bool marked = facts.new_cluster && op::annotation(*facts.new_cluster, op::kAnnAdoptedFrom) == legacy.uid;

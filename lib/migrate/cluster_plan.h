@@ -1,5 +1,5 @@
-// One legacy EtcdCluster's adoption plan (adoption.md §7-§9 with section 0's
-// rows and decisions.md E1-E7): the objects to write, the verdicts, and what
+// One legacy EtcdCluster's adoption plan (docs/rules.md, "Adoption"):
+// the objects to write, the verdicts, and what
 // the apply pipeline must do. A plain value: printed, diffed and golden-tested
 // without servers; `--apply` executes exactly this.
 #pragma once
@@ -19,8 +19,8 @@ namespace migrate {
 enum class ClusterAction {
   Adopt,    // live legacy cluster, adopted in place (also a re-run finishing one)
   Error,    // blocked: nothing is written for it
-  Adopted,  // a Terminating legacy EtcdCluster with this tool's marker: done (D18)
-  Ignored,  // being deleted by someone else: reported, not planned (D17)
+  Adopted,  // a Terminating legacy EtcdCluster with this tool's marker: done (docs/rules.md#resumable-adoption)
+  Ignored,  // being deleted by someone else: reported, not planned (docs/rules.md#smaller-gaps-closed)
 };
 const char* action_name(ClusterAction a);
 
@@ -34,7 +34,7 @@ struct ClusterPlan {
   std::vector<Verdict> verdicts;  // plan order
   std::string cluster_id;         // 16 hex digits
   bool live_auth = false;         // auth is on in etcd: the auth step disables it
-  bool spec_auth = false;         // spec.auth produced: root is replaced (E2)
+  bool spec_auth = false;         // spec.auth produced: root is replaced (docs/rules.md#root-user-replaced)
   bool resume = false;            // an earlier run's objects exist (N7)
   bool legacy_pdb = false;        // spec.podDisruptionBudgetTemplate: the legacy operator made a PDB <c>
   // How the legacy client Service is reached from outside ("" when it is a
@@ -43,11 +43,11 @@ struct ClusterPlan {
   std::string client_service_exposure;
 
   nlohmann::ordered_json cluster;         // the new EtcdCluster, without status
-  nlohmann::ordered_json cluster_status;  // §8.3
+  nlohmann::ordered_json cluster_status;  // docs/rules.md#status-prefill
   std::vector<std::string> member_names;  // name order
-  std::vector<nlohmann::ordered_json> members;          // §8.1 + D9 (owner uid filled at apply)
-  std::vector<nlohmann::ordered_json> member_statuses;  // §8.2
-  // The generated root credentials Secret, without its password (D11): the
+  std::vector<nlohmann::ordered_json> members;          // docs/rules.md#adopted-members (owner uid filled at apply)
+  std::vector<nlohmann::ordered_json> member_statuses;  // their status prefill
+  // The generated root credentials Secret, without its password (docs/rules.md#root-password-never-printed): the
   // password is drawn at apply, only when the Secret does not exist yet.
   std::optional<nlohmann::ordered_json> root_secret;
   std::string root_secret_name;  // spec.auth's Secret, "" without auth
@@ -57,7 +57,7 @@ struct ClusterPlan {
 
 ClusterPlan plan_cluster(const op::LegacyCluster& legacy, const ClusterFacts& facts, const PlanOptions& options);
 
-// The EtcdMember D9 owner reference, with the EtcdCluster's uid.
+// The EtcdMember's controller owner reference, with the EtcdCluster's uid.
 nlohmann::ordered_json member_owner_reference(const std::string& cluster, const std::string& cluster_uid);
 
 nlohmann::ordered_json to_json(const ClusterPlan& plan);

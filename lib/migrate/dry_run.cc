@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_at.h"
 #include "migrate/ownership.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
@@ -22,7 +23,7 @@ struct Judge {
     ++requests;
     if (s.ok()) return;
     const base::Error& e = s.error();
-    // An object of an earlier run is done, not rejected (E3).
+    // An object of an earlier run is done, not rejected (docs/rules.md#server-side-dry-run).
     if (e.reason == "AlreadyExists") return;
     std::string text = e.message;
     for (const auto& c : e.causes) text += "; " + c;
@@ -70,7 +71,7 @@ int dry_run_cluster(kube::Client& client, const Inventory& inv, ClusterPlan& pla
   const std::string& c = plan.name;
   if (plan.root_secret) {
     json secret = *plan.root_secret;
-    // Never a real password: the Secret's is drawn at apply (D11).
+    // Never a real password: the Secret's is drawn at apply (docs/rules.md#root-password-never-printed).
     secret["stringData"]["password"] = "dry-run-placeholder";
     judge.create(kube::resources::secrets, ns, secret, "Secret \"" + plan.root_secret_name + "\"");
   }
@@ -81,12 +82,12 @@ int dry_run_cluster(kube::Client& client, const Inventory& inv, ClusterPlan& pla
     json member = plan.members[i];
     std::string uid = kPlaceholderUid;
     if (const json* existing = find_object(inv.new_clusters, ns, c)) {
-      member["metadata"]["ownerReferences"][0]["uid"] = op::string_at(*existing, "/metadata/uid");
+      member["metadata"]["ownerReferences"][0]["uid"] = base::string_at(*existing, "/metadata/uid");
     } else {
       member["metadata"]["ownerReferences"][0]["uid"] = kPlaceholderUid;
     }
     if (const json* existing = find_object(inv.new_members, ns, m)) {
-      uid = op::string_at(*existing, "/metadata/uid");
+      uid = base::string_at(*existing, "/metadata/uid");
     } else {
       judge.create(op::resources::etcdmembers, ns, member, "EtcdMember \"" + m + "\"");
     }
@@ -109,11 +110,11 @@ int dry_run_cluster(kube::Client& client, const Inventory& inv, ClusterPlan& pla
   }
   const json* svc_c = find_object(inv.services, ns, c);
   std::string cluster_uid = kPlaceholderUid;
-  if (const json* existing = find_object(inv.new_clusters, ns, c)) cluster_uid = op::string_at(*existing, "/metadata/uid");
+  if (const json* existing = find_object(inv.new_clusters, ns, c)) cluster_uid = base::string_at(*existing, "/metadata/uid");
   if (svc_c == nullptr) {
     judge.create(kube::resources::services, ns, json(op::native_headless_service(c, ns, cluster_uid)),
                  "the native headless Service \"" + c + "\"");
-  } else if (op::string_at(*svc_c, "/spec/clusterIP") != "None") {
+  } else if (base::string_at(*svc_c, "/spec/clusterIP") != "None") {
     judge.remove(kube::resources::services, ns, c, "the delete of the legacy client Service \"" + c + "\"");
   }
   flip(plan, std::move(judge.rejections));

@@ -1,5 +1,5 @@
-// Server-side dry-run of every write a plan would make (adoption.md D8,
-// decisions.md E3): the real schema, CEL rules and admission judge the
+// Server-side dry-run of every write a plan would make (docs/rules.md#server-side-dry-run):
+// the real schema, CEL rules and admission judge the
 // objects at plan time; each rejection becomes blocker B16 quoting the server.
 #pragma once
 

@@ -24,7 +24,7 @@ struct LiveMember {
 struct PodFact {
   std::string uid;
   bool running = false;  // status.phase == Running
-  bool ready = false;    // condition Ready == True (D12)
+  bool ready = false;    // condition Ready == True (docs/rules.md#dial-pods)
   bool deleting = false;
 };
 
@@ -44,17 +44,17 @@ struct ClusterFacts {
   bool live_auth = false;
   std::map<std::string, PodFact> pods;   // by pod name (only pods named as members)
   std::map<std::string, PvcFact> pvcs;   // by member name: PVC data-<m>
-  // New-API objects of the same names, as they are (D10).
+  // New-API objects of the same names, as they are (docs/rules.md#only-our-own-objects).
   std::optional<nlohmann::json> new_cluster;
   std::map<std::string, nlohmann::json> new_members;
-  // The Service named <c> when it exists (E1).
+  // The Service named <c> when it exists (docs/rules.md#client-service-cutover).
   std::optional<nlohmann::json> service_c;
   // The legacy client Service <cs> when it is not named <c> and exists.
   std::optional<nlohmann::json> service_cs;
-  // --auth-secret N: whether N exists with a non-empty password (E2).
+  // --auth-secret N: whether N exists with a non-empty password (docs/rules.md#root-user-replaced).
   enum class AuthSecret { NotGiven, Usable, Missing, NoPassword };
   AuthSecret auth_secret = AuthSecret::NotGiven;
-  bool root_secret_exists = false;  // <c>-root-credentials already there (D11)
+  bool root_secret_exists = false;  // <c>-root-credentials already there (docs/rules.md#root-password-never-printed)
   // The TLS material inspection read from the legacy Secrets; --apply dials
   // with it instead of reading the Secrets again. Never printed.
   std::optional<etcd::TlsConfig> tls;

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/json_at.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 #include "operator/watch.h"
@@ -24,10 +25,10 @@ namespace {
 std::string selector_string(const json& selector) {
   std::string out;
   auto add = [&](const std::string& term) { out += (out.empty() ? "" : ",") + term; };
-  if (const json* labels = op::find_at(selector, "/matchLabels"); labels != nullptr && labels->is_object()) {
+  if (const json* labels = base::find_at(selector, "/matchLabels"); labels != nullptr && labels->is_object()) {
     for (auto it = labels->begin(); it != labels->end(); ++it) add(it.key() + "=" + it.value().get<std::string>());
   }
-  if (const json* exprs = op::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
+  if (const json* exprs = base::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
     for (const auto& e : *exprs) {
       std::string key = e.value("key", ""), oper = e.value("operator", "");
       std::string values;
@@ -42,12 +43,12 @@ std::string selector_string(const json& selector) {
 }
 
 bool pod_alive(const json& pod) {
-  std::string phase = op::string_at(pod, "/status/phase");
+  std::string phase = base::string_at(pod, "/status/phase");
   return phase != "Succeeded" && phase != "Failed";
 }
 
 std::string pod_name(const json& pod) {
-  return op::string_at(pod, "/metadata/namespace") + "/" + op::string_at(pod, "/metadata/name");
+  return base::string_at(pod, "/metadata/namespace") + "/" + base::string_at(pod, "/metadata/name");
 }
 
 }  // namespace
@@ -58,14 +59,14 @@ bool selector_matches(const json& selector, const json& labels) {
     return &labels[key];
   };
   bool any = false;
-  if (const json* ml = op::find_at(selector, "/matchLabels"); ml != nullptr && ml->is_object()) {
+  if (const json* ml = base::find_at(selector, "/matchLabels"); ml != nullptr && ml->is_object()) {
     for (auto it = ml->begin(); it != ml->end(); ++it) {
       any = true;
       const json* v = label(it.key());
       if (v == nullptr || *v != it.value()) return false;
     }
   }
-  if (const json* exprs = op::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
+  if (const json* exprs = base::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
     for (const auto& e : *exprs) {
       any = true;
       const json* v = label(e.value("key", ""));
@@ -102,7 +103,7 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
     }
     deployments.push_back(std::move(*dep));
   }
-  // D16: an operator may run under another Deployment (a second install, a
+  // docs/rules.md#operator-gate: an operator may run under another Deployment (a second install, a
   // renamed Helm release): every live pod is scanned for its image. The
   // same scan answers for the Deployments' own pods (one request, not one
   // per Deployment); only when it is forbidden are those listed one by one.
@@ -116,26 +117,26 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
     const Coordinates& c = all[i];
     const json& dep = deployments[i];
     if (dep.is_null()) continue;
-    const json* replicas = op::find_at(dep, "/spec/replicas");
+    const json* replicas = base::find_at(dep, "/spec/replicas");
     if (replicas == nullptr || !replicas->is_number_integer() || replicas->get<long long>() != 0) {
       report.findings.push_back("Deployment " + c.text() + " has " +
                                 (replicas == nullptr ? std::string("no replicas field (1)") : replicas->dump()) +
                                 " replicas: scale it to 0 (kubectl -n " + c.ns + " scale deployment " + c.name +
                                 " --replicas=0) or pass --skip-controller-check");
     }
-    if (const json* containers = op::find_at(dep, "/spec/template/spec/containers"); containers && containers->is_array()) {
+    if (const json* containers = base::find_at(dep, "/spec/template/spec/containers"); containers && containers->is_array()) {
       for (const auto& ct : *containers) {
         // The auth proxy sidecar's image runs beside many operators.
         std::string repo = image_repository(ct.value("image", ""));
         if (!repo.empty() && ct.value("name", "") != op::kOperatorProxySidecar) repositories.insert(repo);
       }
     }
-    const json selector = op::find_at(dep, "/spec/selector") ? *op::find_at(dep, "/spec/selector") : json();
+    const json selector = base::find_at(dep, "/spec/selector") ? *base::find_at(dep, "/spec/selector") : json();
     std::vector<json> own;
     if (everywhere) {
       for (const auto& pod : (*everywhere)["items"]) {
-        if (op::string_at(pod, "/metadata/namespace") != c.ns) continue;
-        const json* labels = op::find_at(pod, "/metadata/labels");
+        if (base::string_at(pod, "/metadata/namespace") != c.ns) continue;
+        const json* labels = base::find_at(pod, "/metadata/labels");
         if (selector_matches(selector, labels != nullptr ? *labels : json())) own.push_back(pod);
       }
     } else {
@@ -150,13 +151,13 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
       if (!pod_alive(pod)) continue;
       seen_pods.insert(pod_name(pod));
       report.findings.push_back("pod " + pod_name(pod) + " of Deployment " + c.text() + " is " +
-                                op::string_at(pod, "/status/phase") + ": wait until it is gone");
+                                base::string_at(pod, "/status/phase") + ": wait until it is gone");
     }
   }
   if (!everywhere) return report;
   for (const auto& pod : (*everywhere)["items"]) {
     if (seen_pods.count(pod_name(pod)) != 0) continue;
-    const json* containers = op::find_at(pod, "/spec/containers");
+    const json* containers = base::find_at(pod, "/spec/containers");
     if (containers == nullptr || !containers->is_array()) continue;
     for (const auto& ct : *containers) {
       std::string repo = image_repository(ct.value("image", ""));

@@ -1,4 +1,4 @@
-// The controller-quiet gate (adoption.md §4 with D16): both operators must be
+// The controller-quiet gate (docs/rules.md#operator-gate): both operators must be
 // at 0 replicas with no pods left, and no pod of either operator's image may
 // run anywhere. Its findings are values: a dry-run shows them as W19, --apply
 // refuses on them.

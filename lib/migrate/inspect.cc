@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "base/json_at.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
@@ -18,7 +19,7 @@ namespace {
 
 // A key of a Secret's data, decoded; "" when absent.
 std::string secret_key(const json& secret, const std::string& key) {
-  const json* data = op::find_at(secret, "/data");
+  const json* data = base::find_at(secret, "/data");
   if (data == nullptr || !data->is_object() || !data->contains(key) || !(*data)[key].is_string()) return {};
   auto decoded = kube::base64_decode((*data)[key].get<std::string>());
   return decoded ? *decoded : std::string();
@@ -31,7 +32,7 @@ base::Error secret_error(const std::string& ns, const std::string& name, const s
 }
 
 bool condition_true(const json& pod, const char* type) {
-  const json* conds = op::find_at(pod, "/status/conditions");
+  const json* conds = base::find_at(pod, "/status/conditions");
   if (conds == nullptr || !conds->is_array()) return false;
   for (const auto& c : *conds) {
     if (c.value("type", "") == type) return c.value("status", "") == "True";
@@ -39,7 +40,7 @@ bool condition_true(const json& pod, const char* type) {
   return false;
 }
 
-// A TLS verification failure is worth one retry with the Service's name (D6).
+// A TLS verification failure is worth one retry with the Service's name (docs/rules.md#legacy-tls-material).
 bool tls_name_problem(const base::Error& e) {
   std::string text = e.one_line();
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -62,7 +63,7 @@ base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyC
   if (!ca_secret) return ca_secret.error();
   tls.ca_pem = secret_key(*ca_secret, "ca.crt");
   if (tls.ca_pem.empty() && secret_key(*ca_secret, "tls.key").empty()) {
-    // D6: a CA-only Secret may carry its certificate as tls.crt alone.
+    // docs/rules.md#legacy-tls-material: a CA-only Secret may carry its certificate as tls.crt alone.
     tls.ca_pem = secret_key(*ca_secret, "tls.crt");
   }
   if (tls.ca_pem.empty()) return secret_error(legacy.ns, ca_source, "has no ca.crt (the CA etcd's server certificate is signed by)");
@@ -85,15 +86,15 @@ std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inve
                                      const etcd::TlsConfig& tls, const InspectOptions& options) {
   std::vector<EtcdTarget> out;
   for (const auto& pod : inventory.pods) {
-    std::string name = op::string_at(pod, "/metadata/name");
-    if (op::string_at(pod, "/metadata/namespace") != legacy.ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
-    const json* labels = op::find_at(pod, "/metadata/labels");
+    std::string name = base::string_at(pod, "/metadata/name");
+    if (base::string_at(pod, "/metadata/namespace") != legacy.ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
+    const json* labels = base::find_at(pod, "/metadata/labels");
     if (labels == nullptr || !labels->is_object() || labels->value(std::string(op::kLabelInstance), "") != legacy.name) {
       continue;
     }
-    std::string ip = op::string_at(pod, "/status/podIP");
-    if (ip.empty() || op::string_at(pod, "/status/phase") != "Running" || !condition_true(pod, "Ready") ||
-        op::find_at(pod, "/metadata/deletionTimestamp") != nullptr) {
+    std::string ip = base::string_at(pod, "/status/podIP");
+    if (ip.empty() || base::string_at(pod, "/status/phase") != "Running" || !condition_true(pod, "Ready") ||
+        base::find_at(pod, "/metadata/deletionTimestamp") != nullptr) {
       continue;
     }
     EtcdTarget t;
@@ -147,13 +148,13 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
   ClusterFacts facts;
   const std::string& ns = legacy.ns;
   for (const auto& pod : inventory.pods) {
-    std::string name = op::string_at(pod, "/metadata/name");
-    if (op::string_at(pod, "/metadata/namespace") != ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
+    std::string name = base::string_at(pod, "/metadata/name");
+    if (base::string_at(pod, "/metadata/namespace") != ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
     PodFact f;
-    f.uid = op::string_at(pod, "/metadata/uid");
-    f.running = op::string_at(pod, "/status/phase") == "Running";
+    f.uid = base::string_at(pod, "/metadata/uid");
+    f.running = base::string_at(pod, "/status/phase") == "Running";
     f.ready = condition_true(pod, "Ready");
-    f.deleting = op::find_at(pod, "/metadata/deletionTimestamp") != nullptr;
+    f.deleting = base::find_at(pod, "/metadata/deletionTimestamp") != nullptr;
     facts.pods[name] = f;
   }
   if (const json* c = find_object(inventory.new_clusters, ns, legacy.name)) facts.new_cluster = *c;
@@ -188,7 +189,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     for (auto& target : targets) {
       std::string err = ask_etcd(target, facts);
       if (!err.empty() && !tls->ca_pem.empty() && tls_name_problem(base::make_error(base::ErrorKind::Failed, err))) {
-        // D6: the server certificate may name only the Service.
+        // docs/rules.md#legacy-tls-material: the server certificate may name only the Service.
         EtcdTarget by_service = target;
         by_service.config.tls.server_name = op::service_dns(legacy.client_service(), ns);
         if (ask_etcd(by_service, facts).empty()) err.clear();
@@ -208,8 +209,8 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     PvcFact p;
     if (const json* pvc = find_object(inventory.pvcs, ns, op::member_pvc(m.name))) {
       p.found = true;
-      p.volume_name = op::string_at(*pvc, "/spec/volumeName");
-      if (const json* refs = op::find_at(*pvc, "/metadata/ownerReferences"); refs && refs->is_array()) {
+      p.volume_name = base::string_at(*pvc, "/spec/volumeName");
+      if (const json* refs = base::find_at(*pvc, "/metadata/ownerReferences"); refs && refs->is_array()) {
         for (const auto& r : *refs) {
           if (r.value("controller", false)) {
             p.controller_kind = r.value("kind", "");
@@ -221,11 +222,11 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     facts.pvcs[m.name] = p;
   }
   // EtcdMembers of this cluster that etcd no longer knows are someone
-  // else's business too (D10): report them as well.
+  // else's business too (docs/rules.md#only-our-own-objects): report them as well.
   for (const auto& nm : inventory.new_members) {
-    if (op::string_at(nm, "/metadata/namespace") != ns) continue;
-    std::string name = op::string_at(nm, "/metadata/name");
-    if (op::string_at(nm, "/spec/clusterName") == legacy.name && facts.new_members.count(name) == 0) {
+    if (base::string_at(nm, "/metadata/namespace") != ns) continue;
+    std::string name = base::string_at(nm, "/metadata/name");
+    if (base::string_at(nm, "/spec/clusterName") == legacy.name && facts.new_members.count(name) == 0) {
       facts.new_members[name] = nm;
     }
   }

@@ -1,5 +1,5 @@
-// Live inspection of one legacy cluster (adoption.md §6 with D6, D12 and
-// decisions.md E14): the member pods from the inventory, the TLS material
+// Live inspection of one legacy cluster (docs/rules.md#dial-pods,
+// docs/rules.md#legacy-tls-material): the member pods from the inventory, the TLS material
 // from the legacy Secrets, and etcd's own answers (members, cluster ID,
 // auth), read-only. The result is the ClusterFacts the pure plan consumes.
 #pragma once
@@ -33,12 +33,12 @@ struct EtcdTarget {
   etcd::Config config;  // endpoint, TLS with the pod's DNS name
 };
 
-// The legacy cluster's TLS material (§6.3 with D6), or an error naming the
+// The legacy cluster's TLS material (docs/rules.md#legacy-tls-material), or an error naming the
 // Secret and key. Plaintext clusters give an empty TlsConfig.
 base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy);
 
-// The Ready member pods (D12: named <c>-<i>, Ready condition True, with an
-// IP), in name order, each with its dial configuration (E14: the pod IP, TLS
+// The Ready member pods (docs/rules.md#dial-pods: named <c>-<i>, Ready condition True, with an
+// IP), in name order, each with its dial configuration (docs/rules.md#connect-modes: the pod IP, TLS
 // name <pod>.<hl>.<ns>.svc).
 std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inventory& inventory,
                                      const etcd::TlsConfig& tls, const InspectOptions& options);

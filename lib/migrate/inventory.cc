@@ -1,5 +1,6 @@
 #include "migrate/inventory.h"
 
+#include "base/json_at.h"
 #include "kube/status_error.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
@@ -37,10 +38,10 @@ base::Result<std::vector<json>> list_if_served(kube::Client& client, const kube:
 }
 
 bool names_legacy_group(const json& webhook) {
-  const json* rules = op::find_at(webhook, "/rules");
+  const json* rules = base::find_at(webhook, "/rules");
   if (rules == nullptr || !rules->is_array()) return false;
   for (const auto& rule : *rules) {
-    const json* groups = op::find_at(rule, "/apiGroups");
+    const json* groups = base::find_at(rule, "/apiGroups");
     if (groups == nullptr || !groups->is_array()) continue;
     for (const auto& g : *groups) {
       if (g.is_string() && g.get<std::string>() == op::kLegacyGroup) return true;
@@ -102,11 +103,11 @@ base::Status read_scope(kube::Client& client, Inventory& inv, std::string& warni
       continue;
     }
     for (const auto& item : items_of(std::move(*list))) {
-      const json* hooks = op::find_at(item, "/webhooks");
+      const json* hooks = base::find_at(item, "/webhooks");
       if (hooks == nullptr || !hooks->is_array()) continue;
       for (const auto& h : *hooks) {
         if (names_legacy_group(h)) {
-          inv.legacy_webhooks.push_back(r->plural + "/" + op::string_at(item, "/metadata/name"));
+          inv.legacy_webhooks.push_back(r->plural + "/" + base::string_at(item, "/metadata/name"));
           inv.legacy_webhook_objects.push_back(item);
           break;
         }
@@ -118,7 +119,7 @@ base::Status read_scope(kube::Client& client, Inventory& inv, std::string& warni
 
 const json* find_object(const std::vector<json>& objects, const std::string& ns, const std::string& name) {
   for (const auto& o : objects) {
-    if (op::string_at(o, "/metadata/name") == name && op::string_at(o, "/metadata/namespace") == ns) return &o;
+    if (base::string_at(o, "/metadata/name") == name && base::string_at(o, "/metadata/namespace") == ns) return &o;
   }
   return nullptr;
 }

@@ -1,4 +1,4 @@
-// Discovery (adoption.md §5, §14, D17, D18, decisions.md E25): what exists in
+// Discovery (docs/rules.md#discovery): what exists in
 // the scope, read with one LIST per kind and scope (never a GET per object),
 // so that planning many clusters costs a fixed number of requests.
 #pragma once
@@ -20,12 +20,12 @@ struct Inventory {
   std::vector<nlohmann::json> clusters, backups, schedules;  // API order (namespace, name)
 
   // Filled by read_scope() once something is to be planned.
-  std::vector<std::string> new_api_missing;  // unserved v1alpha2 resources (§14)
+  std::vector<std::string> new_api_missing;  // unserved v1alpha2 resources (docs/rules.md#discovery)
   std::vector<nlohmann::json> new_clusters, new_members, snapshots;
   std::vector<nlohmann::json> pods;      // labelled app.kubernetes.io/name=etcd
   std::vector<nlohmann::json> pvcs;
   std::vector<nlohmann::json> services;
-  // "mutatingwebhookconfigurations/<name>" of webhooks on group etcd.aenix.io (D18, E25).
+  // "mutatingwebhookconfigurations/<name>" of webhooks on group etcd.aenix.io (docs/rules.md#legacy-webhooks).
   std::vector<std::string> legacy_webhooks;
   std::vector<nlohmann::json> legacy_webhook_objects;  // the same configurations, in the same order
 

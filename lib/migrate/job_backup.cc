@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "base/json_at.h"
 #include "migrate/backup_target.h"
 #include "operator/backup_names.h"
 #include "operator/legacy_cluster.h"
@@ -23,7 +24,7 @@ base::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& 
     }
     return std::move(d).error();
   }
-  const json* containers = op::find_at(*d, "/spec/template/spec/containers");
+  const json* containers = base::find_at(*d, "/spec/template/spec/containers");
   if (containers == nullptr || !containers->is_array() || containers->empty()) {
     return base::make_error(base::ErrorKind::Refused, "has no containers: no snapshot agent image to take", object,
                            "pass --agent-image IMAGE (the new operator's image)");
@@ -63,7 +64,7 @@ bool sleep_or_cancel(const JobBackupOptions& o) {
 }
 
 std::string env_value(const json& job, const std::string& name) {
-  const json* cs = op::find_at(job, "/spec/template/spec/containers");
+  const json* cs = base::find_at(job, "/spec/template/spec/containers");
   if (cs == nullptr || !cs->is_array()) return {};
   for (const auto& c : *cs) {
     for (const auto& e : c.value("env", json::array())) {
@@ -93,7 +94,7 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
       return result;
     }
     if (v.phase == backup::JobPhase::Running) {
-      // D13: a concurrent invocation's Job (or one a killed run left) is
+      // docs/rules.md#backup-job: a concurrent invocation's Job (or one a killed run left) is
       // never deleted: its verdict is as good as ours.
       ours = false;
       if (o.progress) o.progress("backup Job " + name + " is already running: waiting for it");
@@ -144,14 +145,14 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
                                      "kubectl -n " + spec.ns + " logs job/" + name));
     }
     kube::ListOptions l;
-    l.label_selector = std::string(op::kLabelJobControllerUid) + "=" + op::string_at(*j, "/metadata/uid");
+    l.label_selector = std::string(op::kLabelJobControllerUid) + "=" + base::string_at(*j, "/metadata/uid");
     auto pods = client.list(kube::resources::pods, spec.ns, l);
     if (!pods) return give_up(std::move(pods).error());
     for (const auto& p : (*pods)["items"]) {
       std::string why = backup::pod_stuck_reason(p);
       if (!why.empty()) {
         return give_up(base::make_error(base::ErrorKind::Failed,
-                                       "its pod " + op::string_at(p, "/metadata/name") + " cannot start: " + why, object,
+                                       "its pod " + base::string_at(p, "/metadata/name") + " cannot start: " + why, object,
                                        "fix the cause (the credentials Secret, the PVC, --agent-image) and re-run"));
       }
     }

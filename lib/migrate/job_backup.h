@@ -1,4 +1,4 @@
-// The safety backup of `--backup-mode job` (adoption.md 11.3 with D13): the
+// The safety backup of `--backup-mode job` (docs/rules.md#backup-job): the
 // operator's snapshot agent run once as a Job in the cluster's namespace.
 // Unlike the reference: the destination is checked before anything changes
 // (the credentials Secret with both keys, or the PVC); the Job's deadline
@@ -24,7 +24,7 @@ namespace migrate {
 base::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& request,
                                      const Coordinates& new_controller);
 
-// D13's pre-flight check of the Job's destination in `ns`: the S3 credentials
+// The pre-flight check of the Job's destination in `ns`: the S3 credentials
 // Secret exists with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the PVC
 // exists. Errors name the object and the fix.
 base::Status check_job_destination(kube::Client& client, const std::string& ns, const AdoptRequest& request);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_at.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 
@@ -24,12 +25,12 @@ bool has_string(const json* list, std::initializer_list<std::string_view> wanted
 
 // A rule that sends UPDATEs of legacy EtcdClusters to the webhook.
 bool rule_on_legacy_clusters(const json& rule) {
-  return has_string(op::find_at(rule, "/apiGroups"), {op::kLegacyGroup, "*"}) &&
-         has_string(op::find_at(rule, "/resources"), {"etcdclusters", "*", "*/*"}) &&
-         has_string(op::find_at(rule, "/operations"), {"UPDATE", "*"});
+  return has_string(base::find_at(rule, "/apiGroups"), {op::kLegacyGroup, "*"}) &&
+         has_string(base::find_at(rule, "/resources"), {"etcdclusters", "*", "*/*"}) &&
+         has_string(base::find_at(rule, "/operations"), {"UPDATE", "*"});
 }
 
-std::string name_of(const json& o) { return op::string_at(o, "/metadata/namespace") + "/" + op::string_at(o, "/metadata/name"); }
+std::string name_of(const json& o) { return base::string_at(o, "/metadata/namespace") + "/" + base::string_at(o, "/metadata/name"); }
 
 }  // namespace
 
@@ -40,19 +41,19 @@ bool selector_matches(const json& selector, const json& labels, bool partial) {
     auto it = labels.find(key);
     return it != labels.end() && it->is_string() ? &*it : nullptr;
   };
-  if (const json* ml = op::find_at(selector, "/matchLabels"); ml != nullptr && ml->is_object()) {
+  if (const json* ml = base::find_at(selector, "/matchLabels"); ml != nullptr && ml->is_object()) {
     for (auto it = ml->begin(); it != ml->end(); ++it) {
       if (!known(it.key())) continue;
       const json* v = value(it.key());
       if (v == nullptr || *v != *it) return false;
     }
   }
-  if (const json* me = op::find_at(selector, "/matchExpressions"); me != nullptr && me->is_array()) {
+  if (const json* me = base::find_at(selector, "/matchExpressions"); me != nullptr && me->is_array()) {
     for (const auto& e : *me) {
-      std::string key = op::string_at(e, "/key"), operation = op::string_at(e, "/operator");
+      std::string key = base::string_at(e, "/key"), operation = base::string_at(e, "/operator");
       if (!known(key)) continue;
       const json* v = value(key);
-      const json* values = op::find_at(e, "/values");
+      const json* values = base::find_at(e, "/values");
       bool listed = v != nullptr && values != nullptr && values->is_array() &&
                     std::find(values->begin(), values->end(), *v) != values->end();
       if ((operation == "In" && !listed) || (operation == "NotIn" && listed) ||
@@ -65,19 +66,19 @@ bool selector_matches(const json& selector, const json& labels, bool partial) {
 }
 
 bool webhook_covers(const json& config, const json& legacy) {
-  const json* hooks = op::find_at(config, "/webhooks");
+  const json* hooks = base::find_at(config, "/webhooks");
   if (hooks == nullptr || !hooks->is_array()) return false;
-  const json ns_labels = {{std::string(op::kLabelNamespaceName), op::string_at(legacy, "/metadata/namespace")}};
-  const json* object_labels = op::find_at(legacy, "/metadata/labels");
+  const json ns_labels = {{std::string(op::kLabelNamespaceName), base::string_at(legacy, "/metadata/namespace")}};
+  const json* object_labels = base::find_at(legacy, "/metadata/labels");
   const json labels = object_labels != nullptr && object_labels->is_object() ? *object_labels : json::object();
   for (const auto& h : *hooks) {
-    const json* rules = op::find_at(h, "/rules");
+    const json* rules = base::find_at(h, "/rules");
     if (rules == nullptr || !rules->is_array() ||
         std::none_of(rules->begin(), rules->end(), [](const json& r) { return rule_on_legacy_clusters(r); })) {
       continue;
     }
-    const json* nsel = op::find_at(h, "/namespaceSelector");
-    const json* osel = op::find_at(h, "/objectSelector");
+    const json* nsel = base::find_at(h, "/namespaceSelector");
+    const json* osel = base::find_at(h, "/objectSelector");
     if (selector_matches(nsel != nullptr ? *nsel : json(), ns_labels, true) &&
         selector_matches(osel != nullptr ? *osel : json(), labels, false)) {
       return true;

@@ -1,5 +1,6 @@
 #include "migrate/ownership.h"
 
+#include "base/json_at.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 
@@ -10,7 +11,7 @@ using json = nlohmann::json;
 json reown_patch(const json& object, const std::string& cluster, const std::string& member,
                  const std::string& member_uid, bool role_label) {
   json labels_patch = json::object();
-  const json* labels = op::find_at(object, "/metadata/labels");
+  const json* labels = base::find_at(object, "/metadata/labels");
   json wanted = op::member_labels(cluster, member);
   if (role_label) wanted[std::string(op::kLabelRole)] = std::string(op::kRoleVoter);
   for (auto it = wanted.begin(); it != wanted.end(); ++it) {
@@ -19,7 +20,7 @@ json reown_patch(const json& object, const std::string& cluster, const std::stri
   }
   json refs = json::array();
   bool changed = true;
-  const json* old = op::find_at(object, "/metadata/ownerReferences");
+  const json* old = base::find_at(object, "/metadata/ownerReferences");
   json ours = op::owner_reference(op::kKindEtcdMember, member, member_uid, true);
   if (old != nullptr && old->is_array()) {
     for (const auto& r : *old) {
@@ -42,7 +43,7 @@ json headless_owner_references(const json& service, const std::vector<std::pair<
     json r = op::owner_reference(op::kKindEtcdMember, name, uid, false);
     refs.push_back(r);
   }
-  const json* old = op::find_at(service, "/metadata/ownerReferences");
+  const json* old = base::find_at(service, "/metadata/ownerReferences");
   if (old != nullptr && old->is_array()) {
     for (const auto& r : *old) {
       std::string api = r.value("apiVersion", "");

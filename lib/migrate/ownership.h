@@ -1,5 +1,5 @@
-// The ownership and label changes of adoption (adoption.md §11.4 steps 3 and
-// 5, §12 with D9 and D17), computed from the live object as pure functions:
+// The ownership and label changes of adoption (docs/adoption-design.md steps
+// 6 and 9, docs/rules.md#owner-references), computed from the live object as pure functions:
 // the dry-run sends them with dryRun=All, the apply sends them for real.
 #pragma once
 
@@ -19,11 +19,11 @@ nlohmann::json reown_patch(const nlohmann::json& object, const std::string& clus
 
 // The owner references of the legacy headless Service <hl> after adoption:
 // one non-controller entry per EtcdMember (name, uid) in name order, plus the
-// entries that are neither the legacy EtcdCluster's nor an EtcdMember's (D17).
+// entries that are neither the legacy EtcdCluster's nor an EtcdMember's (docs/rules.md#smaller-gaps-closed).
 nlohmann::json headless_owner_references(const nlohmann::json& service,
                                          const std::vector<std::pair<std::string, std::string>>& members);
 
-// A placeholder UID for dry-runs, where the owner does not exist yet (E3).
+// A placeholder UID for dry-runs, where the owner does not exist yet (docs/rules.md#server-side-dry-run).
 inline constexpr const char* kPlaceholderUid = "00000000-0000-0000-0000-000000000000";
 
 }  // namespace migrate

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "output/yaml_emit.h"
 #include "operator/names.h"
+#include "output/yaml_emit.h"
 
 namespace migrate {
 

@@ -1,5 +1,4 @@
-// The text form of an adoption plan (adoption.md §10 with section 0's
-// order): each plan with its verdicts, steps and manifests, the run-wide
+// The text form of an adoption plan (in docs/rules.md#plan-order): each plan with its verdicts, steps and manifests, the run-wide
 // findings and the CRD notice. The gate, discovery and inspection lines are
 // progress of the planning (stderr, as the run goes), not part of it. The
 // generated root password is never part of it.
@@ -20,7 +19,7 @@ std::vector<std::string> gate_lines(const AdoptionPlan& plan);
 std::string discovery_line(const AdoptionPlan& plan);
 std::string inspection_line(const InspectionLine& line);
 
-// §10.4.
+// The notice about the new API's CRDs that closes every plan.
 std::string crd_notice();
 
 }  // namespace migrate

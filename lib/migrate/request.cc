@@ -38,7 +38,7 @@ base::Result<ValidRequest> validate(const AdoptRequest& r) {
   if (r.connect == "direct") {
     v.connect = Connect::Direct;
   } else if (r.connect == "auto") {
-    // Direct inside a cluster, port-forward outside (admin.md 5.4).
+    // Direct inside a cluster, port-forward outside (docs/rules.md#connect-modes).
     v.connect = r.in_cluster ? Connect::Direct : Connect::PortForward;
   } else if (r.connect == "port-forward") {
     v.connect = Connect::PortForward;
@@ -59,14 +59,14 @@ base::Result<ValidRequest> validate(const AdoptRequest& r) {
   if (timeout->count() <= 0) return usage("--backup-timeout must be positive");
   v.backup_timeout = *timeout;
 
-  // §2 rules 2-7.
+  // docs/rules.md#adopt-flag-rules, the backup destinations.
   v.s3 = !r.s3_endpoint.empty() || !r.s3_bucket.empty() || !r.s3_credentials_secret.empty();
   v.pvc = !r.pvc_claim.empty();
   bool dir = !r.backup_dir.empty();
   if (r.skip_backup && (v.s3 || v.pvc || dir)) {
     return usage("--skip-backup contradicts the backup destination flags", "give one or the other");
   }
-  // E9: each destination belongs to one mode.
+  // Each destination belongs to one mode (docs/rules.md#adopt-flag-rules).
   if (v.backup_mode == BackupMode::Stream && (v.pvc || !r.pvc_subpath.empty())) {
     return usage("--backup-pvc-claim/--backup-pvc-subpath need --backup-mode job",
                  "stream mode writes to --backup-dir and/or S3");

@@ -1,13 +1,13 @@
-// The request value of `etcd-migrate adopt`: every flag of adoption.md §2
-// plus cli.md's shared ones and decisions.md E9/E12, bound by the program
+// The request value of `etcd-migrate adopt`: its own flags and the shared
+// ones (docs/rules.md#adopt-flag-rules, docs/rules.md#shared-flags), bound by the program
 // and checked here before anything is contacted.
 #pragma once
 
 #include <chrono>
 #include <string>
 
-#include "kube/connect_options.h"
 #include "base/result.h"
+#include "kube/connect_options.h"
 
 namespace migrate {
 
@@ -17,7 +17,7 @@ enum class BackupMode { Stream, Job };
 struct AdoptRequest {
   kube::ConnectOptions kube;  // -n empty = every namespace (the reference's scope)
   bool apply = false;
-  bool dry_run = false;  // explicit synonym of "no --apply" (E12)
+  bool dry_run = false;  // explicit synonym of "no --apply"
   bool yes = false;
   std::string output = "table";
   std::string connect = "auto";
@@ -63,8 +63,8 @@ struct ValidRequest {
   std::chrono::milliseconds backup_timeout{0};
 };
 
-// adoption.md §2's rules in order, then E9 and E12. Every failure is a usage
-// error (128, cli.md wins over the reference's 1) naming the flag and the fix.
+// docs/rules.md#adopt-flag-rules, in order. Every failure is a usage
+// error (128, not the reference's 1) naming the flag and the fix.
 base::Result<ValidRequest> validate(const AdoptRequest& request);
 
 base::Result<Coordinates> parse_coordinates(const std::string& flag, const std::string& value);

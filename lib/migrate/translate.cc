@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "base/json_at.h"
 #include "operator/names.h"
 #include "operator/quantity.h"
 #include "operator/release_owner.h"
@@ -89,16 +90,16 @@ std::string translate_version(const op::LegacyCluster& legacy, const PlanOptions
 // Returns the storage request in bytes (0 when none) for the quota default.
 long long translate_storage(const op::LegacyCluster& legacy, SpecTranslation& t) {
   const json& spec = legacy.spec;
-  if (op::find_at(spec, "/storage/emptyDir") != nullptr) {
+  if (base::find_at(spec, "/storage/emptyDir") != nullptr) {
     add(t, "B4", "spec.storage.emptyDir: the data lives in pod-bound emptyDir volumes with no PVC to hand over; "
                  "an in-place adoption is impossible (recreate the cluster under the new operator and restore a snapshot)");
     return 0;
   }
-  const json* vct = op::find_at(spec, "/storage/volumeClaimTemplate");
-  const json* request = vct ? op::find_at(*vct, "/spec/resources/requests/storage") : nullptr;
+  const json* vct = base::find_at(spec, "/storage/volumeClaimTemplate");
+  const json* request = vct ? base::find_at(*vct, "/spec/resources/requests/storage") : nullptr;
   // An explicit storageClassName "" counts as set and is carried as "".
-  const json* klass = vct ? op::find_at(*vct, "/spec/storageClassName") : nullptr;
-  const json* modes = vct ? op::find_at(*vct, "/spec/accessModes") : nullptr;
+  const json* klass = vct ? base::find_at(*vct, "/spec/storageClassName") : nullptr;
+  const json* modes = vct ? base::find_at(*vct, "/spec/accessModes") : nullptr;
   bool set = request != nullptr || klass != nullptr || present(modes) || legacy.claim_name_is_custom();
   if (!set) {
     add(t, "B5", "spec.storage has neither emptyDir nor a usable volumeClaimTemplate: the legacy operator "
@@ -155,7 +156,7 @@ std::vector<std::string> translate_pod_template(const op::LegacyCluster& legacy,
 
   ojson meta = ojson::object();
   for (const char* key : {"labels", "annotations"}) {
-    const json* m = op::find_at(spec, (std::string("/podTemplate/metadata/") + key).c_str());
+    const json* m = base::find_at(spec, (std::string("/podTemplate/metadata/") + key).c_str());
     if (m == nullptr || !m->is_object() || m->empty()) continue;
     ojson kept = ojson::object();
     for (auto it = m->begin(); it != m->end(); ++it) {
@@ -182,14 +183,14 @@ std::vector<std::string> translate_pod_template(const op::LegacyCluster& legacy,
       if (it != etcd->end() && present(&*it)) dropped.push_back(std::string("containers[etcd].") + field);
     }
   }
-  if (const json* containers = op::find_at(spec, "/podTemplate/spec/containers");
+  if (const json* containers = base::find_at(spec, "/podTemplate/spec/containers");
       containers != nullptr && containers->is_array()) {
     for (const auto& c : *containers) {
       std::string name = c.is_object() ? c.value("name", "") : "";
       if (name != op::kLegacyContainer) dropped.push_back("containers[" + name + "] (sidecar)");
     }
   }
-  const json* pod = op::find_at(spec, "/podTemplate/spec");
+  const json* pod = base::find_at(spec, "/podTemplate/spec");
   if (pod != nullptr && pod->is_object()) {
     for (const char* field : {"affinity", "topologySpreadConstraints"}) {
       auto it = pod->find(field);
@@ -249,8 +250,8 @@ void translate_release_owner(const op::LegacyCluster& legacy, const std::vector<
 }
 
 void translate_options(const op::LegacyCluster& legacy, long long storage_bytes, SpecTranslation& t) {
-  std::map<std::string, std::string> legacy_options;  // byte order, as §7.2 processes them
-  if (const json* o = op::find_at(legacy.spec, "/options"); o != nullptr && o->is_object()) {
+  std::map<std::string, std::string> legacy_options;  // byte order, as the translation processes them
+  if (const json* o = base::find_at(legacy.spec, "/options"); o != nullptr && o->is_object()) {
     for (auto it = o->begin(); it != o->end(); ++it) {
       legacy_options[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
     }
@@ -281,7 +282,7 @@ void translate_options(const op::LegacyCluster& legacy, long long storage_bytes,
   if (!unknown.empty()) {
     add(t, "W7", "spec.options keys without a v1alpha2 field are dropped (the etcd flags go away): " + unknown);
   }
-  // D7 / E7: what the legacy operator passed to etcd on its own stays in force.
+  // docs/rules.md#implicit-etcd-flags: what the legacy operator passed to etcd on its own stays in force.
   std::vector<std::string> defaults;
   if (!legacy_options.count("auto-compaction-retention")) {
     options["autoCompactionRetention"] = "5m";
@@ -336,7 +337,7 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
     }
   } else {
     if (!pca.empty()) add(t, "W12", "peerTrustedCASecret " + quote(pca) + " without peerSecret is dropped");
-    // §7.9: the legacy operator ran --peer-auto-tls without a peer Secret.
+    // docs/rules.md#translation: the legacy operator ran --peer-auto-tls without a peer Secret.
     std::vector<const LiveMember*> sorted;
     for (const auto& m : members) sorted.push_back(&m);
     std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
@@ -412,26 +413,26 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
   translate_auth(legacy, facts, options, t);
   translate_release_owner(legacy, release_marks, t);
 
-  if (op::find_at(spec, "/serviceTemplate") != nullptr) {
+  if (base::find_at(spec, "/serviceTemplate") != nullptr) {
     add(t, "W4", "spec.serviceTemplate is dropped: the operator owns the client Service, named " +
                      quote(op::native_client_service(legacy.name)));
   }
-  if (op::find_at(spec, "/headlessServiceTemplate") != nullptr) {
+  if (base::find_at(spec, "/headlessServiceTemplate") != nullptr) {
     add(t, "W5", "spec.headlessServiceTemplate is dropped: the operator owns the headless Service, named " +
                      quote(legacy.name));
   }
-  if (op::find_at(spec, "/podDisruptionBudgetTemplate") != nullptr) {
+  if (base::find_at(spec, "/podDisruptionBudgetTemplate") != nullptr) {
     add(t, "W6", "spec.podDisruptionBudgetTemplate is dropped: the operator creates its own PDB with "
                  "minAvailable = n/2+1 of the voters");
   }
-  if (op::find_at(spec, "/bootstrap/restore") != nullptr) {
+  if (base::find_at(spec, "/bootstrap/restore") != nullptr) {
     add(t, "W14", "spec.bootstrap.restore is dropped: it only applied when the legacy cluster was created, and an "
                   "adopted cluster never bootstraps");
   }
   // Learners are not members the legacy spec counts (they block the plan, B9).
   long long voters = std::count_if(members.begin(), members.end(), [](const LiveMember& m) { return !m.is_learner; });
   long long learners = static_cast<long long>(members.size()) - voters;
-  if (const json* r = op::find_at(spec, "/replicas"); r != nullptr && r->is_number_integer() &&
+  if (const json* r = base::find_at(spec, "/replicas"); r != nullptr && r->is_number_integer() &&
                                                       !facts.inspect_error && r->get<long long>() != voters) {
     add(t, "W15", "legacy spec.replicas is " + std::to_string(r->get<long long>()) + " but etcd has " +
                       std::to_string(voters) + " voting member" + (voters == 1 ? "" : "s") +

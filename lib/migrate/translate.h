@@ -1,5 +1,5 @@
 // The pure translation of a legacy EtcdCluster's spec into the v1alpha2 spec
-// (adoption.md §7 with D5, D7 and decisions.md E2, E7): no I/O, every
+// (docs/rules.md#translation): no I/O, every
 // decision a verdict. The live member list is an input (replicas, peer
 // auto-TLS detection).
 #pragma once

@@ -1,4 +1,4 @@
-// Plan verdicts (adoption.md §9, decisions.md E4): stable ids in JSON output,
+// Plan verdicts (docs/adoption-verdicts.md): stable ids in JSON output,
 // a severity, and a message that carries the particulars.
 #pragma once
 
@@ -19,7 +19,7 @@ struct Verdict {
   bool operator==(const Verdict&) const = default;
 };
 
-// Plan order (§9.4): blockers, security warnings, warnings, notes; by id
+// Plan order (docs/rules.md#plan-order): blockers, security warnings, warnings, notes; by id
 // number inside each; stable for repeated ids (one per member or key).
 void sort_verdicts(std::vector<Verdict>& verdicts);
 bool has_blocker(const std::vector<Verdict>& verdicts);

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "admin/target.h"
-#include "output/render.h"
+#include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/member_id.h"
@@ -20,6 +20,7 @@
 #include "operator/names.h"
 #include "operator/release_owner.h"
 #include "operator/resources.h"
+#include "output/render.h"
 
 namespace migrate {
 
@@ -47,7 +48,7 @@ namespace {
 
 const json* by_name(const json& list, const std::string& name) {
   for (const auto& o : list) {
-    if (op::string_at(o, "/metadata/name") == name) return &o;
+    if (base::string_at(o, "/metadata/name") == name) return &o;
   }
   return nullptr;
 }
@@ -66,7 +67,7 @@ class Webhooks {
         error_ = "cannot list " + r->plural + ": " + list.error().one_line();
         continue;
       }
-      for (const auto& item : (*list)["items"]) configs_.emplace_back(r->plural + "/" + op::string_at(item, "/metadata/name"), item);
+      for (const auto& item : (*list)["items"]) configs_.emplace_back(r->plural + "/" + base::string_at(item, "/metadata/name"), item);
     }
     return configs_;
   }
@@ -83,8 +84,8 @@ class Verifier {
  public:
   Verifier(kube::Client& k, const json& cluster, const VerifyRequest& request, Webhooks& webhooks)
       : k_(k), cluster_(cluster), request_(request), webhooks_(webhooks) {
-    v_.ns = op::string_at(cluster, "/metadata/namespace");
-    v_.name = op::string_at(cluster, "/metadata/name");
+    v_.ns = base::string_at(cluster, "/metadata/namespace");
+    v_.name = base::string_at(cluster, "/metadata/name");
     facts_ = json::parse(op::annotation(cluster, op::kAnnAdoption), nullptr, false);
   }
 
@@ -145,8 +146,8 @@ class Verifier {
       add("LEGACY", gone, gone ? "the legacy EtcdCluster is gone" : l.error().one_line());
       return;
     }
-    bool terminating = op::find_at(*l, "/metadata/deletionTimestamp") != nullptr;
-    bool same = op::string_at(*l, "/metadata/uid") == marker;
+    bool terminating = base::find_at(*l, "/metadata/deletionTimestamp") != nullptr;
+    bool same = base::string_at(*l, "/metadata/uid") == marker;
     const std::string object = "etcdclusters." + std::string(op::kLegacyGroup) + " " + v_.name;
     if (same && terminating) {
       add("LEGACY", true, terminating_detail(*l, object));
@@ -156,8 +157,8 @@ class Verifier {
       // Someone created it again after the adoption: typically the chart that
       // rendered it (docs/adoption-verdicts.md, W22).
       std::string detail = "a legacy EtcdCluster " + v_.ns + "/" + v_.name + " was created again after the adoption (uid " +
-                           op::string_at(*l, "/metadata/uid") + ", created " +
-                           op::string_at(*l, "/metadata/creationTimestamp") + ")";
+                           base::string_at(*l, "/metadata/uid") + ", created " +
+                           base::string_at(*l, "/metadata/creationTimestamp") + ")";
       if (auto owner = op::release_owner(*l)) {
         detail += " by " + owner->describe() + ": " +
                   (owner->flux() ? "suspend the HelmRelease (flux suspend helmrelease -n " + owner->flux_namespace + " " +
@@ -176,7 +177,7 @@ class Verifier {
   // How long the adopted legacy EtcdCluster has been Terminating, what keeps
   // it, and how the wait ends (docs/adoption-runbook.md, "Legacy webhooks").
   std::string terminating_detail(const json& l, const std::string& object) {
-    const std::string since = op::string_at(l, "/metadata/deletionTimestamp");
+    const std::string since = base::string_at(l, "/metadata/deletionTimestamp");
     auto t = base::parse_rfc3339_seconds(since);
     std::string detail = "the legacy EtcdCluster is Terminating";
     if (t) {
@@ -205,7 +206,7 @@ class Verifier {
   }
   void identity(const etcd::MemberList& list) {
     std::string live = etcd::format_member_id(list.header.cluster_id);
-    std::string status = op::string_at(cluster_, "/status/clusterID");
+    std::string status = base::string_at(cluster_, "/status/clusterID");
     std::string recorded = facts_.value("clusterID", "");
     add("CLUSTER_ID", live == status && live == recorded,
         "etcd " + live + ", status " + status + ", recorded " + recorded);
@@ -221,7 +222,7 @@ class Verifier {
       std::string want = it.value().value("memberID", "");
       if (etcd_ids[it.key()] != want) problems += " " + it.key() + ": etcd " + etcd_ids[it.key()] + " recorded " + want + ";";
       const json* em = by_name(target_.member_objects, it.key());
-      std::string st = em != nullptr ? op::string_at(*em, "/status/memberID") : "";
+      std::string st = em != nullptr ? base::string_at(*em, "/status/memberID") : "";
       if (st != want) problems += " EtcdMember " + it.key() + " status.memberID " + st + ";";
     }
     if (etcd_ids.size() != recorded_members.size()) problems += " etcd has " + std::to_string(etcd_ids.size()) + " members;";
@@ -238,16 +239,16 @@ class Verifier {
         pod_problems += " " + m + ": no pod;";
         continue;
       }
-      if (op::string_at(*pod, "/metadata/uid") != it.value().value("podUID", "")) pod_problems += " " + m + ": recreated;";
+      if (base::string_at(*pod, "/metadata/uid") != it.value().value("podUID", "")) pod_problems += " " + m + ": recreated;";
       long long restarts = 0;
-      if (const json* st = op::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
+      if (const json* st = base::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
         for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
       }
       if (restarts != it.value().value("restarts", 0LL)) pod_problems += " " + m + ": restarted;";
       auto pvc = k_.get(kube::resources::persistentvolumeclaims, v_.ns, op::member_pvc(m));
       if (!pvc) {
         volume_problems += " " + op::member_pvc(m) + ": " + pvc.error().one_line() + ";";
-      } else if (op::string_at(*pvc, "/spec/volumeName") != it.value().value("volumeName", "")) {
+      } else if (base::string_at(*pvc, "/spec/volumeName") != it.value().value("volumeName", "")) {
         volume_problems += " " + op::member_pvc(m) + ": bound to another volume;";
       } else {
         pvcs_[m] = *pvc;
@@ -259,17 +260,17 @@ class Verifier {
 
   void owners() {
     std::string problems;
-    std::string cluster_uid = op::string_at(cluster_, "/metadata/uid");
+    std::string cluster_uid = base::string_at(cluster_, "/metadata/uid");
     for (const auto& member : target_.member_objects) {
-      std::string m = op::string_at(member, "/metadata/name");
-      std::string uid = op::string_at(member, "/metadata/uid");
+      std::string m = base::string_at(member, "/metadata/name");
+      std::string uid = base::string_at(member, "/metadata/uid");
       const json* c = op::controller_of(member);
       if (c == nullptr || c->value("uid", "") != cluster_uid) problems += " EtcdMember " + m + ": not controlled by the EtcdCluster;";
       const json* pod = by_name(target_.pod_objects, m);
       const json* pc = pod != nullptr ? op::controller_of(*pod) : nullptr;
       if (pc == nullptr || pc->value("uid", "") != uid) problems += " pod " + m + ": not controlled by its EtcdMember;";
       if (pod != nullptr) {
-        const json* labels = op::find_at(*pod, "/metadata/labels");
+        const json* labels = base::find_at(*pod, "/metadata/labels");
         json want = op::member_labels(v_.name, m);
         for (auto it = want.begin(); it != want.end(); ++it) {
           if (labels == nullptr || labels->value(it.key(), "") != it.value()) problems += " pod " + m + ": label " + it.key() + ";";
@@ -282,7 +283,7 @@ class Verifier {
     add("OWNERS", problems.empty(), problems.empty() ? "EtcdCluster -> EtcdMembers -> pods and PVCs" : problems);
   }
 
-  // E11: HashKV at the recorded revision while it is not compacted; after
+  // docs/rules.md#verify-data-check: HashKV at the recorded revision while it is not compacted; after
   // that, the same hash on every member at one current revision >= R.
   void data() {
     long long r = facts_.value("revision", 0LL);
@@ -329,15 +330,15 @@ class Verifier {
   }
 
   void auth() {
-    const json* auth = op::find_at(cluster_, "/spec/auth");
+    const json* auth = base::find_at(cluster_, "/spec/auth");
     if (auth == nullptr) return;
-    std::string secret_name = op::string_at(cluster_, "/spec/auth/rootCredentialsSecretRef/name");
+    std::string secret_name = base::string_at(cluster_, "/spec/auth/rootCredentialsSecretRef/name");
     auto secret = k_.get(kube::resources::secrets, v_.ns, secret_name);
     if (!secret) {
       add("AUTH", false, secret.error().one_line());
       return;
     }
-    const json* data = op::find_at(*secret, "/data");
+    const json* data = base::find_at(*secret, "/data");
     std::string password;
     if (data != nullptr && data->contains("password")) {
       auto d = kube::base64_decode((*data)["password"].get<std::string>());
@@ -387,9 +388,9 @@ base::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyReq
   std::set<std::string> namespaces;
   for (const auto& c : (*list)["items"]) {
     if (op::annotation(c, op::kAnnAdoptedFrom).empty()) continue;
-    if (!request.name.empty() && op::string_at(c, "/metadata/name") != request.name) continue;
+    if (!request.name.empty() && base::string_at(c, "/metadata/name") != request.name) continue;
     adopted.push_back(c);
-    namespaces.insert(op::string_at(c, "/metadata/namespace"));
+    namespaces.insert(base::string_at(c, "/metadata/namespace"));
   }
   if (adopted.empty()) {
     return base::make_error(base::ErrorKind::NotFound,

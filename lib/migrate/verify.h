@@ -1,4 +1,4 @@
-// `etcd-migrate verify` (adoption.md section 0, decisions.md E11, E17):
+// `etcd-migrate verify` (docs/adoption-design.md#verify):
 // proves from the live objects and etcd that an adopted cluster is the same
 // cluster it was (identity, members, pods never recreated, volumes, data)
 // and that its objects are what the operator expects (owners, labels,
@@ -45,7 +45,7 @@ struct VerifyRequest {
 };
 
 // NotFound (6) when nothing adopted matches; Usage (128) when a name without
-// -n is found in several namespaces (E12).
+// -n is found in several namespaces (docs/rules.md#adopt-flag-rules).
 base::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequest& request);
 
 nlohmann::ordered_json to_json(const VerifyReport& report);

@@ -1,5 +1,5 @@
-// Names of the safety backup of an adoption (adoption.md 11.3, D13,
-// decisions.md E9): the artefact the operator's snapshot agent writes
+// Names of the safety backup of an adoption (docs/rules.md#safety-backup,
+// docs/rules.md#backup-job): the artefact the operator's snapshot agent writes
 // (file name, S3 key, owner metadata) and the Job that runs it. The stream
 // mode writes the very same artefacts, so either mode finds and overwrites
 // the other's. Kept apart from names.h only to stay header-only.
@@ -49,7 +49,7 @@ inline std::string snapshot_object_key(std::string_view prefix, std::string_view
   return std::string(prefix) + "/" + std::string(file);
 }
 
-// The backup Job, <c>-migration-snapshot, kept within 63 characters (D13):
+// The backup Job, <c>-migration-snapshot, kept within 63 characters:
 // its name is also the value of the job-name label of its pods, which
 // Kubernetes limits to 63. A longer one keeps the suffix and a hash of the
 // whole cluster name, so distinct clusters never share a Job.

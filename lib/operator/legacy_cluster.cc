@@ -1,64 +1,53 @@
 #include "operator/legacy_cluster.h"
 
+#include "base/json_at.h"
 #include "operator/names.h"
 
 namespace op {
 
-const nlohmann::json* find_at(const nlohmann::json& j, const char* pointer) {
-  nlohmann::json::json_pointer p(pointer);
-  if (!j.contains(p)) return nullptr;
-  const auto& v = j.at(p);
-  return v.is_null() ? nullptr : &v;
-}
-
-std::string string_at(const nlohmann::json& j, const char* pointer) {
-  const auto* v = find_at(j, pointer);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 LegacyCluster LegacyCluster::from(const nlohmann::json& object) {
   LegacyCluster c;
   c.metadata = object.value("metadata", nlohmann::json::object());
-  c.name = string_at(object, "/metadata/name");
-  c.ns = string_at(object, "/metadata/namespace");
-  c.uid = string_at(object, "/metadata/uid");
-  c.deleting = find_at(object, "/metadata/deletionTimestamp") != nullptr;
+  c.name = base::string_at(object, "/metadata/name");
+  c.ns = base::string_at(object, "/metadata/namespace");
+  c.uid = base::string_at(object, "/metadata/uid");
+  c.deleting = base::find_at(object, "/metadata/deletionTimestamp") != nullptr;
   c.spec = object.value("spec", nlohmann::json::object());
   if (c.spec.is_null()) c.spec = nlohmann::json::object();
   return c;
 }
 
 std::string LegacyCluster::headless_service() const {
-  auto n = string_at(spec, "/headlessServiceTemplate/metadata/name");
+  auto n = base::string_at(spec, "/headlessServiceTemplate/metadata/name");
   return n.empty() ? name + "-headless" : n;
 }
 
 std::string LegacyCluster::client_service() const {
-  auto n = string_at(spec, "/serviceTemplate/metadata/name");
+  auto n = base::string_at(spec, "/serviceTemplate/metadata/name");
   return n.empty() ? name : n;
 }
 
 std::string LegacyCluster::claim_name() const {
-  auto n = string_at(spec, "/storage/volumeClaimTemplate/metadata/name");
+  auto n = base::string_at(spec, "/storage/volumeClaimTemplate/metadata/name");
   return n.empty() ? std::string(kLegacyDefaultClaim) : n;
 }
 
 bool LegacyCluster::claim_name_is_custom() const { return claim_name() != kLegacyDefaultClaim; }
 
 std::string LegacyCluster::tls_secret(const char* key) const {
-  const auto* tls = find_at(spec, "/security/tls");
+  const auto* tls = base::find_at(spec, "/security/tls");
   if (tls == nullptr || !tls->is_object()) return {};
   auto it = tls->find(key);
   return it != tls->end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 bool LegacyCluster::enable_auth() const {
-  const auto* v = find_at(spec, "/security/enableAuth");
+  const auto* v = base::find_at(spec, "/security/enableAuth");
   return v != nullptr && v->is_boolean() && v->get<bool>();
 }
 
 const nlohmann::json* LegacyCluster::etcd_container() const {
-  const auto* containers = find_at(spec, "/podTemplate/spec/containers");
+  const auto* containers = base::find_at(spec, "/podTemplate/spec/containers");
   if (containers == nullptr || !containers->is_array()) return nullptr;
   for (const auto& c : *containers) {
     if (c.is_object() && c.value("name", "") == kLegacyContainer) return &c;

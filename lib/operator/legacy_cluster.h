@@ -30,9 +30,5 @@ struct LegacyCluster {
   std::string object_ref() const;  // etcdcluster.etcd.aenix.io "<ns>/<c>"
 };
 
-// Reads a string at a JSON pointer, "" when absent or not a string.
-std::string string_at(const nlohmann::json& j, const char* pointer);
-// The JSON at a pointer, or nullptr when absent (or JSON null).
-const nlohmann::json* find_at(const nlohmann::json& j, const char* pointer);
 
 }  // namespace op

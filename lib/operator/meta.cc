@@ -1,5 +1,6 @@
 #include "operator/meta.h"
 
+#include "base/json_at.h"
 #include "operator/legacy_cluster.h"
 
 namespace op {
@@ -7,7 +8,7 @@ namespace op {
 namespace {
 
 std::string string_in(const nlohmann::json& object, const char* map, std::string_view key) {
-  const nlohmann::json* m = find_at(object, map);
+  const nlohmann::json* m = base::find_at(object, map);
   if (m == nullptr || !m->is_object()) return {};
   auto it = m->find(std::string(key));
   return it != m->end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -24,7 +25,7 @@ std::string annotation(const nlohmann::json& object, std::string_view key) {
 }
 
 const nlohmann::json* controller_of(const nlohmann::json& object) {
-  const nlohmann::json* refs = find_at(object, "/metadata/ownerReferences");
+  const nlohmann::json* refs = base::find_at(object, "/metadata/ownerReferences");
   if (refs == nullptr || !refs->is_array()) return nullptr;
   for (const auto& r : *refs) {
     if (r.is_object() && r.value("controller", false)) return &r;

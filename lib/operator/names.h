@@ -1,6 +1,6 @@
 // The contract with the etcd operator and with the legacy operator: API
 // groups, label and annotation keys, object names. Every such string of the
-// suite lives here and nowhere else (DESIGN.md "one name, one place").
+// suite lives here and nowhere else (one name, one place: ARCHITECTURE.md).
 #pragma once
 
 #include <chrono>
@@ -49,7 +49,7 @@ inline constexpr std::string_view kMemberFinalizer = "etcd-operator.cozystack.io
 // The legacy data dir is <volume>/default.etcd.
 inline constexpr std::string_view kLegacyDataDirSubpath = "default.etcd";
 
-// This suite's own keys (decisions.md E5), all under one prefix.
+// This suite's own keys (docs/rules.md#our-annotation-keys), all under one prefix.
 inline constexpr std::string_view kOwnPrefix = "cli.etcd-operator.cozystack.io/";
 inline constexpr std::string_view kAnnAdoptedFrom = "cli.etcd-operator.cozystack.io/adopted-from";
 inline constexpr std::string_view kAnnAdoption = "cli.etcd-operator.cozystack.io/adoption";
@@ -68,7 +68,7 @@ inline constexpr std::string_view kDefaultControllerNamespace = "etcd-operator-s
 inline constexpr std::string_view kDefaultLegacyController = "etcd-operator-system/etcd-operator-controller-manager";
 inline constexpr std::string_view kDefaultNewController = "etcd-operator-system/etcd-operator";
 inline constexpr std::string_view kDefaultScheduleImage = "bitnami/kubectl:1.33";
-// The legacy operator's sidecar (legacy-layout.md §12), not an operator image.
+// The legacy operator's sidecar (docs/rules.md#operator-gate), not an operator image.
 inline constexpr std::string_view kOperatorProxySidecar = "kube-rbac-proxy";
 inline constexpr int kClientPort = 2379;
 inline constexpr int kPeerPort = 2380;
@@ -87,11 +87,11 @@ std::string member_dns(std::string_view pod, std::string_view service, std::stri
 // certificate must list for the cluster to grow.
 std::string future_member_dns(std::string_view c, std::string_view ns);
 std::string service_dns(std::string_view service, std::string_view ns);  // <svc>.<ns>.svc
-std::string snapshotter_name(std::string_view schedule);   // <schedule>-snapshotter (§9.7)
+std::string snapshotter_name(std::string_view schedule);   // <schedule>-snapshotter (docs/rules.md#backup-schedules)
 // The name of the legacy StatefulSet's etcd member pods: <c>-<ordinal>.
 bool is_legacy_member_pod(std::string_view c, std::string_view pod);
 
-// --- kubectl-etcd: Secrets of a native cluster (admin.md 5.2-5.3) -------------------
+// --- kubectl-etcd: Secrets of a native cluster (docs/rules.md#tls-material) -------------------
 inline constexpr std::string_view kSecretCa = "ca.crt";
 inline constexpr std::string_view kSecretCert = "tls.crt";
 inline constexpr std::string_view kSecretKey = "tls.key";
@@ -100,13 +100,13 @@ inline constexpr std::string_view kSecretPassword = "password";
 inline constexpr std::string_view kRootUser = "root";
 std::string cert_manager_server_secret(std::string_view c);           // <c>-server-tls
 std::string cert_manager_operator_client_secret(std::string_view c);  // <c>-operator-client-tls
-// Whether the operator runs (admin.md 4.1): its leader Lease in the
+// Whether the operator runs (docs/break-glass-design.md#operator-active): its leader Lease in the
 // operator's namespace, its Deployment's container and namespace filter.
 inline constexpr std::string_view kOperatorLease = "aa20b3a9.etcd-operator.cozystack.io";
 inline constexpr std::string_view kOperatorContainer = "manager";
 inline constexpr std::string_view kWatchNamespaceEnv = "WATCH_NAMESPACE";
 inline constexpr std::string_view kWatchNamespaceArg = "--watch-namespace";
-// kubectl-etcd snapshot save --via-cr: <c>-<UTC yyyymmdd-hhmmss> (admin.md 6.1).
+// kubectl-etcd snapshot save --via-cr: <c>-<UTC yyyymmdd-hhmmss> (docs/rules.md#etcdsnapshot).
 std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time_point t);
 // The key health reads (etcdctl endpoint health reads the same).
 inline constexpr std::string_view kHealthKey = "health";
@@ -117,8 +117,8 @@ nlohmann::ordered_json cluster_labels(std::string_view c);         // three + cl
 nlohmann::ordered_json member_labels(std::string_view c, std::string_view m);  // + component
 std::string legacy_selector(std::string_view c);  // name=etcd,instance=<c> (the reference's pod list)
 
-// The native headless Service <c> the operator expects (adoption.md §11.4
-// step 6), controlled by the EtcdCluster with `cluster_uid`.
+// The native headless Service <c> the operator expects (docs/rules.md#client-service-cutover),
+// controlled by the EtcdCluster with `cluster_uid`.
 nlohmann::ordered_json native_headless_service(std::string_view c, std::string_view ns, std::string_view cluster_uid);
 
 // An owner reference to a new-API object.

@@ -1,7 +1,8 @@
 #include "operator/release_owner.h"
 
-#include "operator/meta.h"
+#include "base/json_at.h"
 #include "operator/legacy_cluster.h"
+#include "operator/meta.h"
 #include "operator/names.h"
 
 namespace op {
@@ -9,7 +10,7 @@ namespace op {
 namespace {
 
 bool has_key(const nlohmann::json& object, const char* map, std::string_view prefix) {
-  const nlohmann::json* m = find_at(object, map);
+  const nlohmann::json* m = base::find_at(object, map);
   if (m == nullptr || !m->is_object()) return false;
   for (auto it = m->begin(); it != m->end(); ++it) {
     if (it.key().rfind(prefix, 0) == 0) return true;
@@ -40,7 +41,7 @@ std::optional<ReleaseOwner> release_owner(const nlohmann::json& object) {
   const bool flux = has_key(object, "/metadata/labels", kFluxHelmPrefix) ||
                     has_key(object, "/metadata/annotations", kFluxHelmPrefix);
   if (!helm && !flux) return std::nullopt;
-  const std::string ns = string_at(object, "/metadata/namespace");
+  const std::string ns = base::string_at(object, "/metadata/namespace");
   ReleaseOwner o;
   o.helm_release = annotation(object, kAnnHelmReleaseName);
   o.helm_namespace = annotation(object, kAnnHelmReleaseNamespace);

@@ -14,7 +14,7 @@ extern const kube::Resource etcdsnapshots;
 extern const kube::Resource legacy_etcdclusters;
 extern const kube::Resource legacy_etcdbackups;
 extern const kube::Resource legacy_etcdbackupschedules;
-// admissionregistration.k8s.io/v1 (the legacy operator's webhooks, D18)
+// admissionregistration.k8s.io/v1 (the legacy operator's webhooks, docs/rules.md#legacy-webhooks)
 extern const kube::Resource mutating_webhooks;
 extern const kube::Resource validating_webhooks;
 

@@ -1,8 +1,8 @@
 #include "operator/watch.h"
 
 #include <algorithm>
-#include <sstream>
 
+#include "base/text.h"
 #include "operator/names.h"
 
 namespace op {
@@ -44,11 +44,8 @@ std::vector<std::string> watched_namespaces(const nlohmann::json& container) {
   flag_value(container.value("command", nlohmann::json::array()), value);
   flag_value(container.value("args", nlohmann::json::array()), value);
   std::vector<std::string> out;
-  std::stringstream in(value);
-  for (std::string item; std::getline(in, item, ',');) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
+  for (const auto& item : base::split(value, ',')) {
+    if (auto name = base::trim(item); !name.empty()) out.push_back(std::move(name));
   }
   return out;
 }

@@ -4,13 +4,13 @@
 #include <cctype>
 #include <regex>
 
+#include "base/text.h"
+
 namespace output {
 namespace {
 
 bool iequals_any(const std::string& s, std::initializer_list<const char*> words) {
-  std::string lower(s);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = base::to_lower(s);
   return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower == w; });
 }
 

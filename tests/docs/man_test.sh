@@ -61,7 +61,7 @@ for prog in "$KUBECTL_ETCD" "$ETCD_MIGRATE"; do
   done
 done
 
-# Exit codes of cli.md are in every page.
+# The exit codes of docs/exit-codes.md are in every page.
 for page in "$mandir"/*.1; do
   grep -q "128 usage error" <<<"$(render "$page")" || fail "$(basename "$page") has no exit codes"
 done

@@ -89,7 +89,7 @@ done
 closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
   --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | sed 's/:.*//' | sort -u)
 libs=$(ldd "$KUBECTL_ETCD" "$ETCD_MIGRATE" | awk '/=>/{print $3}' | sort -u)
-# libcurl is opened when first needed (lib/kube/libcurl.h), so ldd does not list it.
+# libcurl is opened when first needed (lib/http/libcurl.h), so ldd does not list it.
 # awk reads to the end: exiting early would kill ldconfig by SIGPIPE, which
 # pipefail turns into this script's exit status 141.
 curl_lib=$(ldconfig -p | awk '$1 == "libcurl.so.4" && !found {print $NF; found = 1}')

@@ -10,12 +10,12 @@
 
 #include "cli/kube_flags.h"
 #include "cli/progress.h"
-#include "output/render.h"
 #include "migrate/adoption_plan.h"
 #include "migrate/apply.h"
 #include "migrate/plan_text.h"
 #include "migrate/request.h"
 #include "operator/names.h"
+#include "output/render.h"
 
 namespace tools {
 
@@ -36,7 +36,7 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-// §11.1 with cli.md: ask only on a terminal; without one, --yes is required.
+// docs/rules.md#confirmation: ask only on a terminal; without one, --yes is required.
 int confirm(cli::Program& program, const migrate::AdoptionPlan& plan, bool yes) {
   size_t adoptable = 0;
   for (const auto& c : plan.clusters) adoptable += c.action == migrate::ClusterAction::Adopt ? 1 : 0;

@@ -4,8 +4,8 @@
 
 #include "admin/target.h"
 #include "cli/kube_flags.h"
-#include "output/render.h"
 #include "migrate/verify.h"
+#include "output/render.h"
 
 namespace tools {
 

@@ -1,4 +1,4 @@
-// The confirmation every mutating command shares (cli.md, admin.md 7.1): on
+// The confirmation every mutating command shares (docs/rules.md#confirmation): on
 // a terminal the plan is shown and a yes is asked for; without a terminal
 // the command refuses unless --yes was given.
 #pragma once

@@ -1,8 +1,7 @@
 #include "flags.h"
 
-#include <sstream>
-
 #include "base/duration.h"
+#include "base/text.h"
 
 namespace kubectl_etcd {
 
@@ -40,20 +39,6 @@ int print(cli::Program& program, const std::string& text, int rc) {
   return rc;
 }
 
-namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-}  // namespace
-
 base::Result<KubeContext> open_kube(const CommonFlags& f, cli::Program& program) {
   program.diag->set_quiet(f.kube.quiet);
   auto k = cli::connect_kube(f.kube, *program.diag);
@@ -72,7 +57,7 @@ base::Result<Context> open(const CommonFlags& f, cli::Program& program) {
   o.cluster = f.cluster;
   o.pod = f.pod;
   o.credentials_secret = f.credentials_secret;
-  o.endpoints = split(f.endpoints);
+  o.endpoints = base::split(f.endpoints, ',');
   o.cacert = f.cacert;
   o.cert = f.cert;
   o.key = f.key;

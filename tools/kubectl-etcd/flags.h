@@ -1,4 +1,4 @@
-// The flags every kubectl-etcd command shares (admin.md 7.1, cli.md): the
+// The flags every kubectl-etcd command shares (docs/rules.md#shared-flags): the
 // Kubernetes connection, the target (-c, -p, -s, or --endpoints with
 // etcdctl's TLS flags), --connect, timeouts and -o; and the one place that
 // turns them into a session.
@@ -10,11 +10,11 @@
 #include <CLI/CLI.hpp>
 
 #include "admin/session.h"
-#include "cli/command.h"
-#include "output/format.h"
-#include "cli/kube_flags.h"
 #include "base/result.h"
+#include "cli/command.h"
+#include "cli/kube_flags.h"
 #include "kube/client.h"
+#include "output/format.h"
 
 namespace kubectl_etcd {
 

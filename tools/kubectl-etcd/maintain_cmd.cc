@@ -2,9 +2,9 @@
 // forfeit-leadership and (refused) add-member.
 #include <optional>
 
-#include "base/duration.h"
 #include "admin/defrag.h"
 #include "admin/maintenance.h"
+#include "base/duration.h"
 #include "base/outcome.h"
 #include "cli/progress.h"
 #include "commands.h"

@@ -1,11 +1,11 @@
-// member add | promote | remove | replace (admin.md 4): plan, confirm, run.
+// member add | promote | remove | replace (docs/break-glass-design.md): plan, confirm, run.
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 
-#include "base/duration.h"
 #include "admin/member_exec.h"
 #include "admin/member_plan.h"
+#include "base/duration.h"
 #include "cli/progress.h"
 #include "cli/version.h"
 #include "commands.h"

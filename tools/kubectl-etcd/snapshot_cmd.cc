@@ -1,6 +1,6 @@
 // snapshot save|status|list, and the Go plugin's `snapshot <path>`.
-#include "base/duration.h"
 #include "admin/snapshot.h"
+#include "base/duration.h"
 #include "cli/progress.h"
 #include "commands.h"
 #include "flags.h"

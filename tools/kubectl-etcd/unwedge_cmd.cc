@@ -1,11 +1,11 @@
-// member unwedge (admin.md 4.6): find what stops the operator, plan the
+// member unwedge (docs/break-glass-design.md#unwedge): find what stops the operator, plan the
 // fixes, confirm, run.
 #include <iostream>
 
-#include "base/duration.h"
 #include "admin/member_exec.h"
 #include "admin/unwedge_exec.h"
 #include "admin/unwedge_plan.h"
+#include "base/duration.h"
 #include "cli/progress.h"
 #include "commands.h"
 #include "confirm.h"

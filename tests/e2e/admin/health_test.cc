@@ -1,5 +1,5 @@
 // health: every member healthy; a stopped and a paused (SIGSTOP) member each
-// give a per-member error and exit 1 within 1.5x one budget (E19) over 5
+// give a per-member error and exit 1 within 1.5x one budget (docs/rules.md#health-budget) over 5
 // members; nothing reachable exits 2.
 #include <csignal>
 

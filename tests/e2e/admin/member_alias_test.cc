@@ -1,4 +1,4 @@
-// The Go plugin's names for member removal (admin.md 7.2): `remove-member
+// The Go plugin's names for member removal: `remove-member
 // <hex>` and `leave -p <pod>` run `member remove` with its plan, flags and
 // confirmation.
 #include "member_e2e.h"
@@ -62,7 +62,7 @@ TEST_CASE("remove-member <hex> and leave -p are member remove") {
         "1/1");
   check_i1_i3(c, "after the aliases");
 
-  // A pod that is not a member of the cluster: exit 6 (decisions.md E16).
+  // A pod that is not a member of the cluster: exit 6 (docs/exit-codes.md#special-cases).
   c.kubectl({"run", "stranger", "--image=busybox", "--restart=Never", "--labels",
              "etcd-operator.cozystack.io/cluster=" + c.name()});
   auto stranger = alias(c, {"leave", "-p", "stranger"});

@@ -1,5 +1,5 @@
-// Crash safety of member add and remove (admin.md 4.2/4.4, decisions.md
-// E18): the tool is SIGKILLed right after each step of each table
+// Crash safety of member add and remove (docs/break-glass-design.md,
+// docs/break-glass-design.md#transient-findings): the tool is SIGKILLed right after each step of each table
 // (KUBECTL_ETCD_TEST_KILL_AFTER), I1-I3 are checked at the stop, then the
 // same command is run again and must finish the change with I4-I5 holding.
 // A writer puts keys throughout and sees no error.

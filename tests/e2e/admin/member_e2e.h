@@ -1,7 +1,7 @@
 // Helpers of the member surgery e2e tests: a native cluster whose new pods
 // are run by the pod runner (it stands in for the kubelet), kubectl-etcd
-// member commands in break-glass mode, and the invariants of admin.md 4.1 as
-// `kubectl-etcd check` reports them (decisions.md E18).
+// member commands in break-glass mode, and the invariants of
+// docs/break-glass-design.md as `kubectl-etcd check` reports them.
 #pragma once
 
 #include <signal.h>

@@ -1,4 +1,4 @@
-// member remove --force-delete-pod (admin.md 4.4 step 6): the fixture's Pods
+// member remove --force-delete-pod (docs/break-glass-design.md): the fixture's Pods
 // are bound to a Node of their own that no kubelet (and no pod runner)
 // serves, so a deleted Pod stays Terminating as on a lost node.
 #include "member_e2e.h"

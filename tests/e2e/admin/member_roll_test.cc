@@ -1,4 +1,4 @@
-// member roll (admin.md 4.7): the Pod of a PVC member is deleted and comes
+// member roll (docs/break-glass-design.md#quorum): the Pod of a PVC member is deleted and comes
 // back with the same data and member ID. No operator runs in the tests: a
 // thread here stands in for its member controller in the least way (it
 // creates the Pod again once the old one is gone), and the pod runner starts
@@ -23,7 +23,7 @@ std::string etcd_id_of(const NativeCluster& c, const std::string& name) {
 }
 
 // The operator's member controller, reduced to what roll relies on: when
-// the Pod is gone, create it again as admin.md 2.4 renders it from the
+// the Pod is gone, create it again as docs/rules.md#member-pod-and-pvc renders it from the
 // EtcdMember. The Pod break-glass add rendered is that rendering; the copy
 // drops only what the apiserver and the kubelet filled in, and the
 // rendered-by annotation the operator's template does not carry.

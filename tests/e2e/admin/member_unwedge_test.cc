@@ -1,4 +1,4 @@
-// member unwedge (admin.md 4.6) on fixtures bent to show each symptom: a
+// member unwedge (docs/break-glass-design.md#unwedge) on fixtures bent to show each symptom: a
 // Terminating EtcdMember etcd forgot, an orphan learner, DeadlineExceeded
 // with spec equal to observed, and a progressDeadline still ahead.
 #include <ctime>

@@ -1,16 +1,16 @@
 // The S3 sink against the environment's real S3 server (versitygw, which
 // checks SigV4 signatures and Content-MD5): single PUT and multipart uploads
 // read back by size, ETag and metadata; both addressing styles; cleanup on
-// abort; the owner rule (E9); and the failures that must be fast and clear.
+// abort; the owner rule (docs/rules.md#safety-backup); and the failures that must be fast and clear.
 #include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "base/md5.h"
 #include "backup/s3_sink.h"
-#include "base/sha256.h"
 #include "backup_e2e.h"
+#include "base/md5.h"
+#include "base/sha256.h"
 
 using namespace backup_e2e;
 using Clock = std::chrono::steady_clock;

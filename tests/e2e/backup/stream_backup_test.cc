@@ -2,16 +2,16 @@
 // server: a db of more than 64 MB to a directory and S3 at once (multipart),
 // a small one (single PUT), each S3 object downloaded and restored with the
 // matching etcd tool into a fresh data dir, started, and every key checked.
-// Member failover, destination failures before any byte is read, E9.
+// Member failover, destination failures before any byte is read, the owner rule (docs/rules.md#safety-backup).
 #include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "backup/file_sink.h"
-#include "base/sha256.h"
 #include "backup/stream_backup.h"
 #include "backup_e2e.h"
+#include "base/sha256.h"
 #include "operator/backup_names.h"
 
 using namespace backup_e2e;

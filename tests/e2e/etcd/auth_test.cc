@@ -1,4 +1,4 @@
-// Auth as the adoption needs it (decisions.md E2): a root user created
+// Auth as the adoption needs it (docs/rules.md#root-user-replaced): a root user created
 // without a password (as the legacy operator does), deleted and re-added
 // with a password, then Authenticate works and the token is used.
 #include <unistd.h>

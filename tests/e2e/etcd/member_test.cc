@@ -14,7 +14,7 @@ namespace {
 
 // Turns a stopped, removed member of the testenv cluster into a fresh joiner:
 // empty data dir, --initial-cluster-state=existing with the current membership
-// (admin.md 9.3), then starts it.
+// (a joiner must list exactly the current membership), then starts it.
 void rejoin(e2e::EtcdCluster& c, const std::string& name, const std::vector<etcd::Member>& members,
             const std::string& new_peer_url) {
   std::string cmd_file = c.dir() + "/members/" + name + ".cmd";

@@ -11,8 +11,8 @@
 #include <doctest/doctest.h>
 
 #include "helpers.h"
-#include "kube/base64.h"
 #include "http/curl_error.h"
+#include "kube/base64.h"
 
 using nlohmann::json;
 namespace r = kube::resources;

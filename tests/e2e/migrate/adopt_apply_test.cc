@@ -1,7 +1,7 @@
 // etcd-migrate adopt --apply against real legacy fixtures (legacy webhooks
 // failing closed, the real garbage collector): the object graph the
 // operator expects, pods never recreated (same UIDs), etcd's identity and
-// data unchanged, auth usable afterwards (D1), and a re-run that changes
+// data unchanged, auth usable afterwards (docs/rules.md#root-user-replaced), and a re-run that changes
 // nothing.
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Blocked dry-run plans against real legacy fixtures: each blocker found from
-// the live state or judged by the real apiserver (server-side dry-run, D8),
-// all of a cluster's blockers at once (D17), exit 3, and nothing changed.
+// the live state or judged by the real apiserver (docs/rules.md#server-side-dry-run),
+// all of a cluster's blockers at once (docs/rules.md#smaller-gaps-closed), exit 3, and nothing changed.
 #include <doctest/doctest.h>
 
 #include <chrono>

@@ -100,7 +100,7 @@ void check_adopted(const LegacyFixture& f, const Before& before, bool auth) {
   const std::string& ns = f.ns();
   const std::string& c = f.name();
   INFO("namespace " << ns);
-  // The legacy control plane is gone; the legacy CR stays Terminating (D18).
+  // The legacy control plane is gone; the legacy CR stays Terminating (docs/rules.md#legacy-webhooks).
   json legacy = get_json(ns, {"etcdclusters.etcd.aenix.io", c});
   CHECK(legacy["metadata"].contains("deletionTimestamp"));
   CHECK(kubectl_result({"-n", ns, "get", "statefulset", c}).rc != 0);

@@ -1,5 +1,5 @@
-// What an adopted cluster must look like (adoption.md §11.4, §12 with
-// section 0), checked against the live apiserver and etcd, plus a writer
+// What an adopted cluster must look like (docs/adoption-design.md,
+// docs/rules.md#owner-references), checked against the live apiserver and etcd, plus a writer
 // that keeps putting keys while an adoption runs.
 #pragma once
 
@@ -52,7 +52,7 @@ void check_adopted(const LegacyFixture& f, const Before& before, bool auth);
 void check_keys(const LegacyFixture& f, long long written);
 void check_snapshot_file(const LegacyFixture& f, const std::string& path);
 // Replays the operator's auth-enable on etcd, then logs in as root with the
-// credentials Secret's password (D1).
+// credentials Secret's password (docs/rules.md#root-user-replaced).
 void check_operator_auth_enable(const LegacyFixture& f);
 
 // The object graph of the fixture's namespace with everything that differs

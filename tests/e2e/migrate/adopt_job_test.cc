@@ -1,4 +1,4 @@
-// etcd-migrate adopt --apply --backup-mode job (adoption.md 11.3 with D13)
+// etcd-migrate adopt --apply --backup-mode job (docs/rules.md#backup-job)
 // against the real apiserver and its Job controller. There is no kubelet:
 // the Job controller creates the Job's pod and nothing runs it, so this test
 // plays the kubelet's part, and only that: it patches the pod's status the
@@ -82,7 +82,7 @@ TEST_CASE("job mode: pre-flight checks, early failure on CreateContainerConfigEr
   auto stuck = std::async(std::launch::async, [&] { return e2e::apply(f, s3); });
   std::string pod = wait_for_pod(ns.name(), job);
   json created = json::parse(e2e::kubectl({"-n", ns.name(), "get", "job", job, "-o", "json"}));
-  CHECK(created["spec"]["activeDeadlineSeconds"] == 300);  // --backup-timeout 5m (D13)
+  CHECK(created["spec"]["activeDeadlineSeconds"] == 300);  // --backup-timeout 5m
   CHECK(created["metadata"]["labels"]["app.kubernetes.io/created-by"] == "etcd-migrate");
   CHECK(created["spec"]["template"]["spec"]["containers"][0]["image"] == kImage);
   auto started = std::chrono::steady_clock::now();
@@ -96,7 +96,7 @@ TEST_CASE("job mode: pre-flight checks, early failure on CreateContainerConfigEr
   CHECK(r.rc == 1);
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
   CHECK(r.out.find("CreateContainerConfigError") != std::string::npos);
-  CHECK(r.out.find("re-enabled") != std::string::npos);  // D4
+  CHECK(r.out.find("re-enabled") != std::string::npos);  // docs/rules.md#auth-restored-on-early-failure
   CHECK(f.etcdctl({"auth", "status"}).out.find("Authentication Status: true") != std::string::npos);
   // It was this run's Job: removed with its pod, so that a re-run starts afresh.
   bool gone = false;

@@ -45,7 +45,7 @@ void check_adoptable(const std::string& version, const std::vector<std::string>&
   const json& cluster = objects[first];
   CHECK(cluster["kind"] == "EtcdCluster");
   CHECK(cluster["spec"]["replicas"] == 3);
-  // The version is the image tag of the legacy pod template (§7.7).
+  // The version is the image tag of the legacy pod template (docs/rules.md#translation).
   std::string image = e2e::kubectl({"-n", ns.name(), "get", "etcdclusters.etcd.aenix.io", "etcd", "-o",
                                     "jsonpath={.spec.podTemplate.spec.containers[?(@.name==\"etcd\")].image}"});
   std::string expected = image.empty() ? "3.5.12" : image.substr(image.rfind(":v") + 2);

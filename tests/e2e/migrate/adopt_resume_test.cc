@@ -1,4 +1,4 @@
-// Crash safety (adoption.md D2, decisions.md E18): the process is killed
+// Crash safety (docs/rules.md#resumable-adoption): the process is killed
 // with SIGKILL right after each mutating step (through the test-only
 // ETCD_MIGRATE_TEST_KILL_AFTER seam), then the same command is re-run. The
 // end state must equal an uninterrupted run's: the same object graph, no

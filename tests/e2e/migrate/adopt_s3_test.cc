@@ -92,7 +92,7 @@ void legacy_backups(const std::string& ns) {
                    "spec": {"clusterRef": {"name": "etcd"}, "schedule": "0 * * * *", )" + dest + "}}");
 }
 
-// D14 applied: the pending backup became an EtcdSnapshot and its legacy
+// docs/rules.md#legacy-backups applied: the pending backup became an EtcdSnapshot and its legacy
 // object went; the completed one and the schedule stay (the CronJob printed).
 void check_legacy_backups(const std::string& ns, const std::string& out) {
   CHECK(out.find("EtcdBackup " + ns + "/pending: created") != std::string::npos);

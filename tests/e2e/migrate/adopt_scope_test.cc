@@ -1,6 +1,6 @@
 // Scope and gate: same-named clusters in two namespaces, the controller
 // gate (an operator Deployment not at 0 warns in a dry-run, W19), the
-// new-API CRD check, usage errors, and the exit codes of cli.md.
+// new-API CRD check, usage errors, and the exit codes of docs/exit-codes.md.
 #include <doctest/doctest.h>
 
 #include <map>

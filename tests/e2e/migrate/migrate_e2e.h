@@ -16,7 +16,7 @@ namespace e2e {
 
 class LegacyFixture {
  public:
-  // `ns` gets its own operator coordinates (E25); `args` are more
+  // `ns` gets its own operator coordinates (docs/rules.md#parallel-tests); `args` are more
   // `legacy-fixture up` flags (--version, --tls, --auth, ...).
   LegacyFixture(const std::string& ns, const std::string& name, const std::vector<std::string>& args);
   ~LegacyFixture();

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Lays out a legacy (etcd.aenix.io/v1alpha1) EtcdCluster in the test
 apiserver exactly as the legacy operator leaves it, backed by a real etcd
-cluster on loopback IPs. Follows the "Fixture checklist" of
-spec/legacy-layout.md. Run through tests/testenv/legacy-fixture.
+cluster on loopback IPs. It is the repository's description of that
+layout (docs/rules.md#legacy-operator-layout). Run through tests/testenv/legacy-fixture.
 """
 
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lays out a native (etcd-operator.cozystack.io/v1alpha2) EtcdCluster in the
-test apiserver as the etcd operator leaves a converged cluster (admin.md
-2.1-2.5), backed by a real etcd cluster on loopback IPs whose member names
+test apiserver as the etcd operator leaves a converged cluster
+(docs/operator-contract.md), backed by a real etcd cluster on loopback IPs whose member names
 are the pod names and whose URLs are the operator's member DNS names. Run
 through tests/testenv/native-fixture.
 """
@@ -147,7 +147,7 @@ class Fixture:
             subprocess.run(["bash", "-c", f'. "{HERE}/lib/pki.sh"; pki_cert "$1" ca operator-client '
                             '"/CN=etcd-operator-client" client', "pki", pki], check=True)
         if self.auth:
-            # As the operator does (admin.md 3.1 step 16): root with the
+            # As the operator does (docs/rules.md#operator-auth-enable): root with the
             # Secret's password, role root, auth enable.
             self.ctl("user", "add", f"root:{self.password}")
             self.ctl("user", "grant-role", "root", "root")

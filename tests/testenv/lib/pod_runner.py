@@ -16,7 +16,7 @@ label and:
   dead container before restarting it; the runner does not restart it);
 - a pod it runs with a deletionTimestamp: stops etcd, then deletes the pod
   with grace 0 and its UID as precondition, as a kubelet finalizes a
-  deletion (decisions.md E23);
+  deletion (docs/rules.md#test-environment-controllers);
 - a pod it runs that is gone: stops etcd.
 Pods it did not start (a fixture's, whose status was written once) are left
 alone.

@@ -109,7 +109,7 @@ TEST_CASE("members are dialled at their pod IP and verified as their member DNS 
   CHECK(t[0].voter);
   CHECK(t[0].pod_ready);
   CHECK_FALSE(t[1].voter);
-  // Cluster calls go to ready voters only (never a learner, admin.md 5.4).
+  // Cluster calls go to ready voters only (never a learner, docs/rules.md#connect-modes).
   CHECK(admin::cluster_endpoints(t) == std::vector<std::string>{"https://127.1.0.1:2379"});
 }
 

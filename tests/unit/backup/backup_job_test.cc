@@ -1,5 +1,5 @@
-// The backup Job of --backup-mode job, against golden files reviewed against
-// adoption.md 11.3 (field by field) and D13. UPDATE_GOLDEN=1 rewrites them.
+// The backup Job of --backup-mode job, against golden files reviewed field by field
+// against the reference's Job and docs/rules.md#backup-job. UPDATE_GOLDEN=1 rewrites them.
 #include "backup/backup_job.h"
 
 #include <doctest/doctest.h>

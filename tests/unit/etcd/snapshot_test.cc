@@ -23,7 +23,7 @@ struct Message {
 };
 
 // A stream as etcd sends it: 32 KiB chunks with remaining_bytes, then one
-// message with the sha256 of the db (admin.md 9.4).
+// message with the sha256 of the db (docs/rules.md#snapshot-stream).
 std::vector<Message> record(const std::string& db) {
   std::vector<Message> out;
   const std::size_t chunk = 32 * 1024;

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "output/yaml_emit.h"
 #include "migrate/backup_plan.h"
 #include "operator/names.h"
+#include "output/yaml_emit.h"
 
 using json = nlohmann::json;
 

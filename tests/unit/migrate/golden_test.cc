@@ -1,6 +1,6 @@
 // Golden tests of the translation: every case under cases/ is a legacy
 // EtcdCluster as stored, the live facts, the flags, and the verdict ids a
-// reader of adoption.md expects (written by hand). The whole plan, objects
+// reader of docs/adoption-verdicts.md expects (written by hand). The whole plan, objects
 // included, is compared with cases/<case>.out.json, reviewed when written
 // (GOLDEN_UPDATE=1 rewrites them).
 #include <doctest/doctest.h>
@@ -127,13 +127,13 @@ TEST_CASE("the worked example of adoption.md 7.10 is reproduced exactly") {
      "tls":{"client":{"serverSecretRef":{"name":"etcd-server-tls"},
                       "operatorClientSecretRef":{"name":"etcd-client-tls"}}},
      "auth":{"enabled":true,"rootCredentialsSecretRef":{"name":"etcd-root-credentials"}}}})");
-  // This project adds its adoption marker (D2, E5) to the reference's object.
+  // This project adds its adoption marker (docs/rules.md#our-annotation-keys) to the reference's object.
   expected["metadata"]["annotations"]["cli.etcd-operator.cozystack.io/adopted-from"] =
       "0b5f3a2e-6c1d-4e8a-9f00-000000000001";
   CHECK(json::parse(plan.cluster.dump()) == expected);
   REQUIRE(plan.root_secret.has_value());
   CHECK((*plan.root_secret)["metadata"]["name"] == "etcd-root-credentials");
-  CHECK_FALSE((*plan.root_secret)["stringData"].contains("password"));  // D11: never in the plan
+  CHECK_FALSE((*plan.root_secret)["stringData"].contains("password"));  // docs/rules.md#root-password-never-printed
 }
 
 TEST_CASE("members: name order, D9 owner, E6 labels, reserved annotations, initialCluster, status prefill") {

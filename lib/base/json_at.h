@@ -1,0 +1,16 @@
+// Reading fields of Kubernetes objects by JSON pointer without throwing:
+// an absent field is an empty string or a null pointer, never an exception.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace base {
+
+// The string at a JSON pointer, "" when absent or not a string.
+std::string string_at(const nlohmann::json& j, const char* pointer);
+// The JSON at a pointer, or nullptr when absent (or JSON null).
+const nlohmann::json* find_at(const nlohmann::json& j, const char* pointer);
+
+}  // namespace base

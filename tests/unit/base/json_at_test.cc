@@ -1,0 +1,19 @@
+#include "base/json_at.h"
+
+#include <doctest/doctest.h>
+
+TEST_CASE("string_at and find_at: absent, null and other types read as nothing") {
+  const auto pod = nlohmann::json::parse(R"({"metadata": {"name": "etcd-0", "uid": null,
+    "labels": {"app.kubernetes.io/name": "etcd"}}, "spec": {"replicas": 3}})");
+  CHECK(base::string_at(pod, "/metadata/name") == "etcd-0");
+  CHECK(base::string_at(pod, "/metadata/labels/app.kubernetes.io~1name") == "etcd");
+  CHECK(base::string_at(pod, "/metadata/uid").empty());
+  CHECK(base::string_at(pod, "/spec/replicas").empty());
+  CHECK(base::string_at(pod, "/status/phase").empty());
+  CHECK(base::find_at(pod, "/metadata/uid") == nullptr);
+  CHECK(base::find_at(pod, "/nothing/here") == nullptr);
+  REQUIRE(base::find_at(pod, "/spec/replicas") != nullptr);
+  CHECK(*base::find_at(pod, "/spec/replicas") == 3);
+  // A pointer through a non-object reads as absent rather than throwing.
+  CHECK(base::find_at(pod, "/spec/replicas/x") == nullptr);
+}
