@@ -159,7 +159,7 @@ class Pipeline {
       auth_step();
       backup_step();
     } else {
-      result_.backup = "not taken again: the pods already belong to the new EtcdCluster (E9)";
+      result_.backup = "not taken again: the pods already belong to the new EtcdCluster";
       done("auth", false);
     }
     std::string cluster_uid = cluster_step();

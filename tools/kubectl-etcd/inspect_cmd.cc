@@ -96,7 +96,7 @@ void setup_member(CLI::App& sub, cli::Action& action, cli::Program& program) {
                        action, program);
   setup_member_roll(*sub.add_subcommand("roll", "Restart a PVC member's Pod through the operator (same data and ID)"),
                     action, program);
-  setup_member_unwedge(*sub.add_subcommand("unwedge", "Find and fix what keeps the operator stuck (admin.md 4.6)"),
+  setup_member_unwedge(*sub.add_subcommand("unwedge", "Find and fix what keeps the operator stuck"),
                        action, program);
 }
 

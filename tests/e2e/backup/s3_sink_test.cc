@@ -193,7 +193,7 @@ TEST_CASE("abort after parts were sent: no object, no pending multipart upload")
   CHECK(::stat((b.dir() + "/dropped.db").c_str(), &st) != 0);
 }
 
-TEST_CASE("an existing object is replaced only when it carries the same owner UID (E9)") {
+TEST_CASE("an existing object is replaced only when it carries the same owner UID") {
   Bucket b("s3-owner");
   backup::S3SinkOptions o;
   o.metadata = {{"etcd-snapshot-uid", "uid-a"}};

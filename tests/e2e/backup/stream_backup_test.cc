@@ -218,7 +218,7 @@ TEST_CASE("a missing bucket, a bad credential, a wrong endpoint: each fails fast
   }
 }
 
-TEST_CASE("a local artefact of another cluster is refused and left as it is (E9); our own is replaced") {
+TEST_CASE("a local artefact of another cluster is refused and left as it is; our own is replaced") {
   e2e::EtcdCluster c(options("3.4", 1));
   auto cl = client_for(c.client_urls());
   fill(*cl, 5, 100);

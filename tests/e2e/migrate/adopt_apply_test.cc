@@ -61,11 +61,11 @@ void adopt_and_check(const std::string& version, const std::vector<std::string>&
 
 TEST_CASE("etcd 3.4 plain: adopted in place") { adopt_and_check("3.4", {}, false); }
 TEST_CASE("etcd 3.5 with TLS: adopted in place") { adopt_and_check("3.5", {"--tls"}, false); }
-TEST_CASE("etcd 3.6 with TLS and auth: adopted, and root logs in with the Secret's password after the operator's auth-enable (D1)") {
+TEST_CASE("etcd 3.6 with TLS and auth: adopted, and root logs in with the Secret's password after the operator's auth-enable") {
   adopt_and_check("3.6", {"--tls", "--auth"}, true);
 }
 
-TEST_CASE("renamed Services: <cs> keeps serving, owned by the new EtcdCluster; native headless <c> created (E1)") {
+TEST_CASE("renamed Services: <cs> keeps serving, owned by the new EtcdCluster; native headless <c> created") {
   e2e::Namespace ns("e2e-apply-svc");
   e2e::LegacyFixture f(ns.name(), "etcd",
                        {"--version", "3.6", "--tls", "--client-service", "etcd-api", "--headless-service", "etcd-peers"});

@@ -69,7 +69,7 @@ TEST_CASE("a learner in etcd blocks (B9), and a member never started has no pod 
   CHECK_FALSE(e2e::has_verdict(plan, "W15"));
 }
 
-TEST_CASE("a member pod that is not Ready blocks (B10, D12)") {
+TEST_CASE("a member pod that is not Ready blocks (B10)") {
   e2e::Namespace ns("e2e-block-ready");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.6", "--tls"});
   // No kubelet: the test writes the status a kubelet would for a failing probe.
@@ -85,7 +85,7 @@ TEST_CASE("emptyDir storage blocks (B4)") {
   blocked_plan(f, {"B4"});
 }
 
-TEST_CASE("a custom claim name blocks with the real reason (B15, D5)") {
+TEST_CASE("a custom claim name blocks with the real reason (B15)") {
   e2e::Namespace ns("e2e-block-claim");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5", "--claim-name", "store"});
   json plan = blocked_plan(f, {"B15"});
@@ -110,7 +110,7 @@ TEST_CASE("options: a non-integer is B6, a CEL-violating value is rejected by th
   CHECK(text.find("autoCompactionRetention") != std::string::npos);
 }
 
-TEST_CASE("an existing native EtcdCluster of the same name is never adopted into (B17, D10)") {
+TEST_CASE("an existing native EtcdCluster of the same name is never adopted into (B17)") {
   e2e::Namespace ns("e2e-block-native");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5"});
   e2e::kubectl({"-n", ns.name(), "create", "-f", "-"}, R"({
@@ -121,7 +121,7 @@ TEST_CASE("an existing native EtcdCluster of the same name is never adopted into
   CHECK(message_of(plan, "B17").find("marker") != std::string::npos);
 }
 
-TEST_CASE("all of a cluster's blockers are reported at once (D17)") {
+TEST_CASE("all of a cluster's blockers are reported at once") {
   e2e::Namespace ns("e2e-block-all");
   e2e::LegacyFixture f(ns.name(), "etcd",
                        {"--version", "3.6", "--spec-option", "quota-backend-bytes=lots", "--spec-option",

@@ -54,7 +54,7 @@ TEST_CASE("fleet: 4 clusters, one blocked: the others adopted concurrently, exit
   CHECK(text.out.find("3 adopted, 1 blocked, 0 failed, 0 interrupted") != std::string::npos);
 }
 
-TEST_CASE("a backup failing after auth was disabled: auth re-enabled (D4, R3), nothing re-owned; the re-run adopts") {
+TEST_CASE("a backup failing after auth was disabled: auth re-enabled (R3), nothing re-owned; the re-run adopts") {
   e2e::Namespace ns("e2e-fleet-r3");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.6", "--tls", "--auth"});
   std::string dir = e2e::backup_dir(f);
@@ -124,7 +124,7 @@ TEST_CASE("a concurrent writer of pod labels: no label lost, the run completes")
   }
 }
 
-TEST_CASE("--remove-legacy-webhooks keeps them while a legacy cluster they cover is left un-adopted (D18, E25)") {
+TEST_CASE("--remove-legacy-webhooks keeps them while a legacy cluster they cover is left un-adopted") {
   e2e::Namespace a("e2e-fleet-hooks-a");
   e2e::Namespace b("e2e-fleet-hooks-b");
   e2e::LegacyFixture fa(a.name(), "etcd", {"--version", "3.6"});

@@ -98,7 +98,7 @@ TEST_CASE("etcd 3.6 with TLS and auth: Adopt with a generated Secret never shown
   check_adoptable("3.6", {"--tls", "--auth"}, true);
 }
 
-TEST_CASE("name overrides of both Services are honoured (D5, E1)") {
+TEST_CASE("name overrides of both Services are honoured") {
   e2e::Namespace ns("e2e-plan-svc");
   e2e::LegacyFixture f(ns.name(), "etcd",
                        {"--version", "3.6", "--tls", "--client-service", "etcd-api", "--headless-service", "etcd-peers"});

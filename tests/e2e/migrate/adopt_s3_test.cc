@@ -218,7 +218,7 @@ void check_refused(const e2e::LegacyFixture& f, const std::string& before, const
 TEST_CASE("etcd 3.4 plain: credentials from AWS_*, S3 and --backup-dir at once, restored with etcdctl") {
   adopt_to_s3("3.4", {}, "", true, true);
 }
-TEST_CASE("etcd 3.5 with TLS: credentials Secret, key prefix, restored with etcdutl; legacy EtcdBackups converted (D14)") {
+TEST_CASE("etcd 3.5 with TLS: credentials Secret, key prefix, restored with etcdutl; legacy EtcdBackups converted") {
   adopt_to_s3("3.5", {"--tls"}, "etcd/backups", false, false, true);
 }
 

@@ -37,7 +37,7 @@ TEST_CASE("two namespaces with same-named clusters: each planned against its own
   CHECK(only["scope"] == a.name());
 }
 
-TEST_CASE("an operator Deployment not at 0: the dry-run warns (W19, D16) and still plans") {
+TEST_CASE("an operator Deployment not at 0: the dry-run warns (W19) and still plans") {
   e2e::Namespace ns("e2e-scope-gate");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5"});
   auto before = e2e::fingerprint(f);
@@ -99,7 +99,7 @@ TEST_CASE("a pod of the operator image elsewhere: in the way when it watches thi
   CHECK(named);
 }
 
-TEST_CASE("the legacy webhook configurations are named (N11, D18)") {
+TEST_CASE("the legacy webhook configurations are named (N11)") {
   e2e::Namespace ns("e2e-scope-hooks");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.6"});
   int rc = -1;
@@ -130,7 +130,7 @@ TEST_CASE("usage errors are 128 and contact nothing; an empty namespace has noth
   CHECK(down.rc != 0);
 }
 
-TEST_CASE("legacy EtcdBackups and schedules (D14, E10): pending converted, completed kept, schedule printed") {
+TEST_CASE("legacy EtcdBackups and schedules: pending converted, completed kept, schedule printed") {
   e2e::Namespace ns("e2e-scope-backups");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5"});
   const std::string dest = R"("destination": {"s3": {"endpoint": "https://s3.example", "bucket": "b",

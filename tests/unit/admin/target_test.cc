@@ -21,7 +21,7 @@ admin::Getenv env_of(std::map<std::string, std::string> vars) {
 
 }  // namespace
 
-TEST_CASE("--connect auto: direct inside a cluster, port-forward outside (admin.md 5.4)") {
+TEST_CASE("--connect auto: direct inside a cluster, port-forward outside (docs/rules.md#connect-modes)") {
   auto outside = env_of({});
   auto inside = env_of({{"KUBERNETES_SERVICE_HOST", "10.0.0.1"}});
   CHECK(*admin::parse_connect("auto", outside) == admin::ConnectMode::PortForward);
@@ -97,7 +97,7 @@ TEST_CASE("--user without a password and no ETCDCTL_PASSWORD is a usage error wi
   CHECK(r.error().kind == base::ErrorKind::Usage);
 }
 
-TEST_CASE("members are dialled at their pod IP and verified as their member DNS name (E14)") {
+TEST_CASE("members are dialled at their pod IP and verified as their member DNS name") {
   auto c = cluster();
   auto ms = json::array({member("c-aaaaa", "0000000000000001"), member("c-bbbbb", "0000000000000002", false)});
   auto ps = json::array({pod("c-aaaaa", "127.1.0.1"), pod("c-bbbbb", "127.1.0.2", false)});

@@ -96,7 +96,7 @@ TEST_CASE("Job verdict: Complete=True, Failed=True with reason and message, othe
   CHECK(v.reason == "DeadlineExceeded: Job was active longer than specified deadline");
 }
 
-TEST_CASE("pods that can never start are named at once (D13)") {
+TEST_CASE("pods that can never start are named at once") {
   auto pod = [](const std::string& status) { return nlohmann::json::parse(R"({"status": )" + status + "}"); };
   CHECK(backup::pod_stuck_reason(pod(R"({"phase": "Pending"})")).empty());
   CHECK(backup::pod_stuck_reason(pod(R"({"containerStatuses": [{"name": "snapshot-agent",

@@ -20,7 +20,7 @@ TEST_CASE("the backup Job is <c>-migration-snapshot while that fits in 63 charac
   CHECK(op::migration_snapshot_job(c44) == c44 + "-migration-snapshot");
 }
 
-TEST_CASE("a longer backup Job name is cut to 63 with a hash of the whole cluster name (D13)") {
+TEST_CASE("a longer backup Job name is cut to 63 with a hash of the whole cluster name") {
   std::string a = std::string(50, 'a') + "-one";
   std::string b = std::string(50, 'a') + "-two";
   auto ja = op::migration_snapshot_job(a), jb = op::migration_snapshot_job(b);

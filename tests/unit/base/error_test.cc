@@ -4,7 +4,7 @@
 
 using base::ErrorKind;
 
-TEST_CASE("every error kind maps to the exit code of cli.md") {
+TEST_CASE("every error kind maps to the exit code of docs/exit-codes.md") {
   CHECK(base::exit_code(ErrorKind::Failed) == 1);
   CHECK(base::exit_code(ErrorKind::Unhealthy) == 1);
   CHECK(base::exit_code(ErrorKind::CannotConnect) == 2);

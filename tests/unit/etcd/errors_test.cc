@@ -12,7 +12,7 @@ constexpr int kUnavailable = static_cast<int>(grpc::StatusCode::UNAVAILABLE);
 constexpr int kNotFound = static_cast<int>(grpc::StatusCode::NOT_FOUND);
 }  // namespace
 
-TEST_CASE("membership errors are told apart by etcd's description (admin.md 9.2)") {
+TEST_CASE("membership errors are told apart by etcd's description (docs/rules.md#membership-errors)") {
   struct Row {
     const char* description;
     const char* reason;

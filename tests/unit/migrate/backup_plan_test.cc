@@ -32,7 +32,7 @@ migrate::BackupPlanOptions opts() {
 
 }  // namespace
 
-TEST_CASE("a pending backup of an adopted cluster becomes an EtcdSnapshot (§9.6): empty key, false flag left out") {
+TEST_CASE("a pending backup of an adopted cluster becomes an EtcdSnapshot: empty key, false flag left out") {
   auto p = migrate::plan_backup(backup(kS3), false, migrate::ClusterState::AdoptedNow, opts());
   CHECK(p.action == migrate::BackupAction::Create);
   CHECK(p.deletes_legacy);
@@ -52,7 +52,7 @@ TEST_CASE("a pending backup of an adopted cluster becomes an EtcdSnapshot (§9.6
   CHECK(p.verdicts.at(0).id == "N8");
 }
 
-TEST_CASE("D14: a pending backup waits for its cluster's adoption; an existing snapshot makes it Skip (N9)") {
+TEST_CASE("a pending backup waits for its cluster's adoption; an existing snapshot makes it Skip (N9)") {
   auto waiting = migrate::plan_backup(backup(kS3), false, migrate::ClusterState::NotAdopted, opts());
   CHECK(waiting.action == migrate::BackupAction::Wait);
   CHECK_FALSE(waiting.deletes_legacy);
@@ -63,7 +63,7 @@ TEST_CASE("D14: a pending backup waits for its cluster's adoption; an existing s
   CHECK(skip.verdicts.at(0).id == "N9");
 }
 
-TEST_CASE("D14/E9: completed and failed backups are kept with their artefact (N12) unless converted") {
+TEST_CASE("completed and failed backups are kept with their artefact (N12) unless converted") {
   json done = {{"snapshot", {{"uri", "s3://b/etcd-1.db"}, {"checksum", "sha256:00"}, {"sizeBytes", 10}}}};
   auto keep = migrate::plan_backup(backup(kS3, done), false, migrate::ClusterState::AdoptedNow, opts());
   CHECK(keep.action == migrate::BackupAction::Keep);
@@ -93,7 +93,7 @@ TEST_CASE("B13: both or neither destination") {
   CHECK(none.verdicts.at(0).id == "B13");
 }
 
-TEST_CASE("§9.7 with E10: a schedule prints SA, Role, RoleBinding and a Forbid CronJob with the chosen image") {
+TEST_CASE("backup schedules: a schedule prints SA, Role, RoleBinding and a Forbid CronJob with the chosen image") {
   json schedule = {{"metadata", {{"name", "hourly"}, {"namespace", "tenant"}}},
                    {"spec",
                     {{"clusterRef", {{"name", "etcd"}}},

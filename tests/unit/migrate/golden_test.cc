@@ -113,7 +113,7 @@ TEST_CASE("every golden case: verdict ids as expected, plan as recorded") {
   }
 }
 
-TEST_CASE("the worked example of adoption.md 7.10 is reproduced exactly") {
+TEST_CASE("the worked example of an adoption plan (testdata golden) is reproduced exactly") {
   auto plan = plan_of(load(kCases / "02-worked-example.in.json"));
   REQUIRE(plan.action == migrate::ClusterAction::Adopt);
   json expected = json::parse(R"({"apiVersion":"etcd-operator.cozystack.io/v1alpha2","kind":"EtcdCluster",
@@ -136,7 +136,7 @@ TEST_CASE("the worked example of adoption.md 7.10 is reproduced exactly") {
   CHECK_FALSE((*plan.root_secret)["stringData"].contains("password"));  // docs/rules.md#root-password-never-printed
 }
 
-TEST_CASE("members: name order, D9 owner, E6 labels, reserved annotations, initialCluster, status prefill") {
+TEST_CASE("members: name order, owner, labels, reserved annotations, initialCluster, status prefill") {
   auto plan = plan_of(load(kCases / "23-service-overrides.in.json"));
   REQUIRE(plan.members.size() == 3);
   json m1 = json::parse(plan.members[1].dump());
@@ -164,13 +164,13 @@ TEST_CASE("members: name order, D9 owner, E6 labels, reserved annotations, initi
   CHECK(st["observed"]["storage"] == json({{"size", "4Gi"}}));
 }
 
-TEST_CASE("D7/E7: implicit legacy flags written when absent; 4Gi gives quota 4080218931") {
+TEST_CASE("implicit legacy flags written when absent; 4Gi gives quota 4080218931") {
   auto plan = plan_of(load(kCases / "01-defaults.in.json"));
   json o = json::parse(plan.cluster["spec"]["options"].dump());
   CHECK(o == json({{"autoCompactionRetention", "5m"}, {"snapshotCount", 10000}, {"quotaBackendBytes", 4080218931LL}}));
 }
 
-TEST_CASE("E6: additionalMetadata labels reach members, reserved keys do not") {
+TEST_CASE("additionalMetadata labels reach members, reserved keys do not") {
   auto plan = plan_of(load(kCases / "22-pod-template.in.json"));
   json labels = json::parse(plan.members[0]["metadata"]["labels"].dump());
   CHECK(labels["team"] == "db");

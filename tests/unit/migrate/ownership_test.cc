@@ -5,7 +5,7 @@
 
 using json = nlohmann::json;
 
-TEST_CASE("pods: member labels and role added, StatefulSet controller dropped, other owners kept (§11.4 step 5)") {
+TEST_CASE("pods: member labels and role added, StatefulSet controller dropped, other owners kept") {
   json pod = {{"metadata",
                {{"labels", {{"app.kubernetes.io/name", "etcd"}, {"app.kubernetes.io/instance", "c"}, {"x", "y"}}},
                 {"ownerReferences",
@@ -39,7 +39,7 @@ TEST_CASE("PVCs get no role label; a re-owned object needs no patch (idempotent)
   CHECK(migrate::reown_patch(done, "c", "c-0", "u", false).is_null());
 }
 
-TEST_CASE("D17: the headless Service keeps unrelated owners, loses the legacy EtcdCluster's") {
+TEST_CASE("the headless Service keeps unrelated owners, loses the legacy EtcdCluster's") {
   json svc = {{"metadata",
                {{"ownerReferences",
                  json::array({{{"apiVersion", "etcd.aenix.io/v1alpha1"}, {"kind", "EtcdCluster"}, {"name", "c"},
@@ -58,7 +58,7 @@ TEST_CASE("D17: the headless Service keeps unrelated owners, loses the legacy Et
   CHECK(migrate::headless_owner_references(again, {{"c-0", "u0"}, {"c-1", "u1"}}) == refs);
 }
 
-TEST_CASE("image repositories for the operator pod scan (D16)") {
+TEST_CASE("image repositories for the operator pod scan") {
   CHECK(migrate::image_repository("ghcr.io/aenix-io/etcd-operator:v0.4.2") == "ghcr.io/aenix-io/etcd-operator");
   CHECK(migrate::image_repository("registry:5000/etcd-operator@sha256:abc") == "registry:5000/etcd-operator");
   CHECK(migrate::image_repository("registry:5000/etcd-operator") == "registry:5000/etcd-operator");

@@ -33,7 +33,7 @@ TEST_CASE("controller coordinates must be NAMESPACE/NAME, even with --skip-contr
   CHECK(c->name == "name");
 }
 
-TEST_CASE("--apply with --dry-run is a usage error (E12)") {
+TEST_CASE("--apply with --dry-run is a usage error") {
   auto r = base_request();
   r.apply = true;
   r.dry_run = true;
@@ -41,7 +41,7 @@ TEST_CASE("--apply with --dry-run is a usage error (E12)") {
   CHECK(kind_of(r) == base::ErrorKind::Usage);
 }
 
-TEST_CASE("backup flags: the reference's rules in order, plus E9's modes") {
+TEST_CASE("backup flags: the reference's rules in order, plus the safety backup's modes") {
   auto r = base_request();
   r.skip_backup = true;
   r.backup_dir = "/tmp/x";
@@ -96,7 +96,7 @@ TEST_CASE("backup flags: the reference's rules in order, plus E9's modes") {
   CHECK_FALSE(dry->backup_configured);
 }
 
-TEST_CASE("--connect: auto is port-forward outside a cluster and direct inside (admin.md 5.4)") {
+TEST_CASE("--connect: auto is port-forward outside a cluster and direct inside (docs/rules.md#connect-modes)") {
   auto r = base_request();
   auto v = migrate::validate(r);
   REQUIRE(v.ok());
