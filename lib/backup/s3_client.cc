@@ -10,6 +10,7 @@
 #include "base/sha256.h"
 #include "http/curl_error.h"
 #include "http/libcurl.h"
+#include "http/receiver.h"
 
 namespace backup {
 
@@ -22,56 +23,6 @@ std::string base64(const std::uint8_t* data, std::size_t n) {
   int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
   out.resize(static_cast<std::size_t>(len));
   return out;
-}
-
-struct Exchange {
-  S3Response* response = nullptr;
-  CURL* curl = nullptr;
-  const std::function<bool(std::string_view)>* on_data = nullptr;
-  bool checked = false;
-  bool streaming = false;
-  bool stopped = false;
-};
-
-size_t on_write(char* data, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  size_t len = size * n;
-  if (x->on_data != nullptr && !x->checked) {
-    long code = 0;
-    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
-    x->streaming = code >= 200 && code < 300;
-    x->checked = true;
-  }
-  if (x->streaming) {
-    if (!(*x->on_data)(std::string_view(data, len))) {
-      x->stopped = true;
-      return 0;
-    }
-    return len;
-  }
-  // Answers without a caller to stream to are XML documents or errors; a
-  // server sending megabytes here is broken, so stop collecting.
-  if (x->response->body.size() < (1u << 20)) x->response->body.append(data, len);
-  return len;
-}
-
-size_t on_header(char* data, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  size_t len = size * n;
-  std::string_view h(data, len);
-  while (!h.empty() && (h.back() == '\r' || h.back() == '\n')) h.remove_suffix(1);
-  if (h.substr(0, 5) == "HTTP/") {
-    x->response->headers.clear();  // a new response (after 100 Continue or a redirect)
-    return len;
-  }
-  auto colon = h.find(':');
-  if (colon == std::string_view::npos) return len;
-  std::string name(h.substr(0, colon));
-  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-  std::string_view value = h.substr(colon + 1);
-  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  x->response->headers[name] = std::string(value);
-  return len;
 }
 
 bool retryable(int status) { return status == 500 || status == 502 || status == 503 || status == 504; }
@@ -129,7 +80,9 @@ base::Result<S3Response> S3Client::perform_once(const Call& call) {
   CURL* c = static_cast<CURL*>(curl_);
   curl_easy_reset(c);
   S3Response resp;
-  Exchange x{&resp, c, call.on_data};
+  // Answers that are not streamed are XML documents or errors; a server
+  // sending megabytes there is broken, so no more than 1 MiB is kept.
+  http::Receiver rx(call.on_data, std::size_t{1} << 20);
   std::string url = s3_object_url(endpoint_, location_, call.key, call.query);
   std::string sigv4 = sigv4_param(location_.region);
 
@@ -147,10 +100,7 @@ base::Result<S3Response> S3Client::perform_once(const Call& call) {
   curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4.c_str());
   curl_easy_setopt(c, CURLOPT_USERNAME, credentials_.access_key_id.c_str());
   curl_easy_setopt(c, CURLOPT_PASSWORD, credentials_.secret_access_key.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_write);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
+  rx.attach(c);
 
   // Over https the body needs no hash of its own (TLS protects it and S3
   // checks Content-MD5), which saves a SHA-256 pass over every part; over
@@ -181,18 +131,7 @@ base::Result<S3Response> S3Client::perform_once(const Call& call) {
   }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 
-  if (call.method == "HEAD") {
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-  } else if (call.method == "GET") {
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-  } else {
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, call.method.c_str());
-    if (has_body) {
-      // Not copied: the body outlives the call.
-      curl_easy_setopt(c, CURLOPT_POSTFIELDS, call.body.empty() ? "" : call.body.data());
-      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
-    }
-  }
+  http::set_method(c, call.method, call.body, has_body);
 
   CURLcode rc = curl_easy_perform(c);
   long code = 0;
@@ -203,8 +142,10 @@ base::Result<S3Response> S3Client::perform_once(const Call& call) {
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(c, CURLOPT_PASSWORD, "");
   curl_slist_free_all(headers);
+  resp.body = std::move(rx.body());
+  resp.headers = std::move(rx.headers());
 
-  if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && x.stopped)) return resp;
+  if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && rx.stopped())) return resp;
   // Named as the object it was for and where it was sent: either can be the mistake.
   base::Error e = http::curl_error(rc, pretransfer != 0, call.method + " failed: " + curl_easy_strerror(rc),
                                   uri(call.key) + " at \"" + location_.endpoint + "\"");

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 
 #include "http/curl_error.h"
 #include "http/libcurl.h"
+#include "http/receiver.h"
 #include "kube/redact.h"
 
 namespace kube {
@@ -15,48 +17,6 @@ namespace kube {
 namespace {
 
 using base::ErrorKind;
-
-struct Exchange {
-  const HttpRequest* request = nullptr;
-  CURL* curl = nullptr;
-  HttpResponse* response = nullptr;
-  bool streaming_checked = false;
-  bool streaming = false;
-};
-
-size_t on_write(char* data, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  size_t len = size * n;
-  if (x->request->on_data && !x->streaming_checked) {
-    long code = 0;
-    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
-    x->streaming = code >= 200 && code < 300;
-    x->streaming_checked = true;
-  }
-  if (x->streaming) {
-    if (!x->request->on_data(std::string_view(data, len))) {
-      x->response->stopped_by_reader = true;
-      return 0;  // ends the transfer (CURLE_WRITE_ERROR, expected)
-    }
-    return len;
-  }
-  x->response->body.append(data, len);
-  return len;
-}
-
-size_t on_header(char* data, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  size_t len = size * n;
-  std::string_view h(data, len);
-  constexpr std::string_view key = "retry-after:";
-  if (h.size() > key.size() && strncasecmp(h.data(), key.data(), key.size()) == 0) {
-    std::string v(h.substr(key.size()));
-    char* end = nullptr;
-    long s = std::strtol(v.c_str(), &end, 10);
-    if (end != v.c_str() && s >= 0) x->response->retry_after = std::chrono::seconds(s);
-  }
-  return len;
-}
 
 curl_blob blob_of(const std::string& s) {
   curl_blob b{};
@@ -223,7 +183,7 @@ base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   if (c == nullptr) return base::make_error(ErrorKind::Failed, "cannot create a curl handle");
   std::string url = url_base_ + req.path;
   HttpResponse resp;
-  Exchange x{&req, c, &resp};
+  http::Receiver rx(&req.on_data);
 
   curl_easy_setopt(c, CURLOPT_SHARE, share_->sh);
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -234,10 +194,7 @@ base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
   auto timeout = req.timeout.count() > 0 ? req.timeout : options_.request_timeout;
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_write);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
+  rx.attach(c);
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // gzip for large lists
   curl_slist* connect_to = connection_options(c, *auth);
   curl_slist* headers = nullptr;
@@ -253,15 +210,7 @@ base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 
-  if (req.method == "GET") {
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-  } else if (req.method == "HEAD") {
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-  } else {
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
-  }
+  http::set_method(c, req.method, req.body, true);
 
   auto start = std::chrono::steady_clock::now();
   CURLcode rc = curl_easy_perform(c);
@@ -293,6 +242,14 @@ base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   }
   give_back(c);
 
+  resp.body = std::move(rx.body());
+  resp.stopped_by_reader = rx.stopped();
+  if (const std::string& after = rx.header("retry-after"); !after.empty()) {
+    char* end = nullptr;
+    const long seconds = std::strtol(after.c_str(), &end, 10);
+    if (end != after.c_str() && seconds >= 0) resp.retry_after = std::chrono::seconds(seconds);
+  }
+
   std::string error;
   if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && resp.stopped_by_reader)) {
     error = curl_easy_strerror(rc);
@@ -304,7 +261,7 @@ base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   if (error.empty()) return resp;
 
   // A streaming transfer that timed out after a 2xx is a normal end of a watch.
-  if (rc == CURLE_OPERATION_TIMEDOUT && req.on_data && x.streaming) return resp;
+  if (rc == CURLE_OPERATION_TIMEDOUT && req.on_data && rx.streaming()) return resp;
 
   return curl_failure(rc, pretransfer != 0, req.method + " failed: " + error, "server \"" + config_.server + "\"");
 }
