@@ -8,6 +8,7 @@
 #include "admin/consistency.h"
 #include "admin/kube_util.h"
 #include "admin/member_object.h"
+#include "admin/member_render.h"
 #include "admin/member_wait.h"
 #include "admin/target.h"
 #include "base/json_at.h"

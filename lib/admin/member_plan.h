@@ -102,21 +102,6 @@ std::string plan_text(const MemberPlan& p);
 std::size_t quorum(std::size_t voters);  // floor(n/2)+1
 // minAvailable of the PDB: floor(max(voters, observed)/2)+1.
 long long pdb_min_available(long long voters, long long observed);
-// `--initial-cluster` from a membership: name=first peer URL (name = etcd
-// name, else the first DNS label of the URL host), sorted, comma-joined.
-std::string initial_cluster(const std::vector<etcd::Member>& members);
-// The EtcdMember body of add step 3 (generateName <c>-, finalizer, owner).
-nlohmann::json new_member(const nlohmann::json& cluster);
-// The TLS Secret names a member of this cluster mounts (server, peer).
-std::vector<std::string> member_secrets(const nlohmann::json& cluster);
-// Image repository: the operator Deployment's ETCD_IMAGE_REPOSITORY env or
-// --etcd-image-repository arg, else a sibling Pod's image without its tag,
-// else quay.io/coreos/etcd.
-std::string image_repository(const nlohmann::json& deployment, const nlohmann::json& pods);
-// The PVC and Pod the operator would render for a wired member (break-glass add step 7).
-nlohmann::json render_pvc(const nlohmann::json& member);
-nlohmann::json render_pod(const nlohmann::json& cluster, const nlohmann::json& member, const std::string& repo,
-                          const std::string& rendered_by);
 // The member of `l` with `id` (when not 0), else the first with that name or
 // peer URL (either when not empty); nullptr when none.
 const etcd::Member* find_member(const etcd::MemberList& l, std::uint64_t id, const std::string& name,

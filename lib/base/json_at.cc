@@ -14,4 +14,9 @@ std::string string_at(const nlohmann::json& j, const char* pointer) {
   return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
 }
 
+bool bool_at(const nlohmann::json& j, const char* pointer) {
+  const auto* v = find_at(j, pointer);
+  return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
 }  // namespace base

@@ -12,5 +12,7 @@ namespace base {
 std::string string_at(const nlohmann::json& j, const char* pointer);
 // The JSON at a pointer, or nullptr when absent (or JSON null).
 const nlohmann::json* find_at(const nlohmann::json& j, const char* pointer);
+// The boolean at a pointer; false when absent or not a boolean.
+bool bool_at(const nlohmann::json& j, const char* pointer);
 
 }  // namespace base

@@ -2,9 +2,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "admin/member_exec.h"
 #include "admin/member_plan.h"
+#include "admin/member_surgery.h"
 #include "base/duration.h"
 #include "cli/progress.h"
 #include "cli/version.h"
@@ -59,25 +61,36 @@ int run_member(cli::Program& program, MemberOpts& o) {
   env.rendered_by = std::string("kubectl-etcd/") + cli::kVersion;
   cli::Diag& diag = *program.diag;
   cli::Progress progress(std::cerr, cli::Progress::stderr_is_terminal(), diag.quiet());
-  auto note = [&progress](const std::string& s) { progress.update(s); };
+  const std::string cluster = ctx->session.target.ns + "/" + ctx->session.target.cluster;
 
-  // A run that stopped the operator and died left the annotation: put the
-  // replicas back unless this run stops it again.
-  if (!o.request.stop_operator) {
-    if (auto st = admin::restore_operator(env); !st) diag.warning("restoring the operator: " + st.error().one_line());
-  }
+  admin::SurgeryHooks hooks;
+  hooks.warning = [&diag](const std::string& w) { diag.warning(w); };
+  hooks.milestone = [&progress](const std::string& m) { progress.line(m); };
+  std::optional<int> declined_rc;
+  hooks.confirm = [&](const admin::MemberPlan& plan) {
+    declined_rc = confirm_plan(program, o.yes, admin::plan_text(plan));
+    return !declined_rc;
+  };
+  hooks.exec.timeout = *timeout;
+  hooks.exec.progress = [&progress](const std::string& s) { progress.update(s); };
+  // The outcome the step returned, as the summary reports it.
+  hooks.exec.step_done = [&progress](const admin::StepResult& r) {
+    progress.line("step " + r.step + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
+  };
+  const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
+  std::string kill_step = kill_after != nullptr ? kill_after : "";
+  hooks.exec.after_step = [kill_step](const std::string& step) {
+    // Test seam for the crash tests: die right after the named step.
+    if (!kill_step.empty() && step == kill_step) std::raise(SIGKILL);
+  };
 
-  auto state = admin::read_state(env, o.request.force_delete_pod);
-  if (!state) return fail(program, state.error());
-  auto plan = admin::plan_member(*state, o.request);
-  if (!plan.not_found.empty()) {
-    return fail(program, base::make_error(base::ErrorKind::NotFound, plan.not_found,
-                                         "etcdcluster \"" + ctx->session.target.ns + "/" + ctx->session.target.cluster + "\"",
-                                         "see `kubectl etcd member list`"));
-  }
-  output::View view;
-  view.text = [&plan](const nlohmann::ordered_json&) { return admin::plan_text(plan); };
+  auto result = admin::member_surgery(admin::real_steps(env), o.request, o.dry_run, cluster, hooks);
+  progress.finish();
+  if (!result) return fail(program, result.error());
+  const admin::MemberPlan& plan = result->plan;
   if (o.dry_run) {
+    output::View view;
+    view.text = [&plan](const nlohmann::ordered_json&) { return admin::plan_text(plan); };
     return print(program, output::render(admin::plan_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
   }
   if (plan.refused()) {
@@ -85,53 +98,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     return fail(program, base::make_error(base::ErrorKind::Refused, "member " + std::string(admin::op_name(plan.op)) +
                                                                       " refused: " + plan.refusals.front()));
   }
-  for (const auto& w : plan.warnings) diag.warning(w);
-  if (auto rc = confirm_plan(program, o.yes, admin::plan_text(plan))) return *rc;
-
-  bool stopped = false;
-  if (plan.stop_operator) {
-    if (auto st = admin::stop_operator(env, *timeout, note); !st) {
-      if (auto r = admin::restore_operator(env); !r) diag.warning("restoring the operator: " + r.error().one_line());
-      return fail(program, st.error());
-    }
-    stopped = true;
-    progress.line("operator stopped");
-    // The plan was made with the operator running; make it again.
-    state = admin::read_state(env, o.request.force_delete_pod);
-    if (!state) {
-      (void)admin::restore_operator(env);
-      return fail(program, state.error());
-    }
-    o.request.skip_operator_check = true;
-    plan = admin::plan_member(*state, o.request);
-    plan.stop_operator = true;
-    if (plan.refused() || !plan.not_found.empty()) {
-      (void)admin::restore_operator(env);
-      return fail(program, base::make_error(base::ErrorKind::Refused,
-                                           "refused once the operator stopped: " +
-                                               (plan.refused() ? plan.refusals.front() : plan.not_found)));
-    }
-  }
-
-  admin::ExecOptions eo;
-  eo.timeout = *timeout;
-  eo.progress = note;
-  const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
-  std::string kill_step = kill_after != nullptr ? kill_after : "";
-  // The outcome the step returned, as the summary reports it.
-  eo.step_done = [&progress](const admin::StepResult& r) {
-    progress.line("step " + r.step + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
-  };
-  eo.after_step = [kill_step](const std::string& step) {
-    // Test seam for the crash tests: die right after the named step.
-    if (!kill_step.empty() && step == kill_step) std::raise(SIGKILL);
-  };
-  auto report = admin::execute(env, plan, o.request, eo);
-  progress.finish();
-  if (stopped) {
-    if (auto r = admin::restore_operator(env); !r) diag.warning("restoring the operator: " + r.error().one_line());
-  }
-  if (!report) return fail(program, report.error());
+  if (result->declined) return declined_rc.value_or(0);
   output::View done;
   done.text = [](const nlohmann::ordered_json& d) {
     std::string out = "member " + d["operation"].get<std::string>() + " " + d["member"].get<std::string>();
@@ -144,7 +111,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
     }
     return out;
   };
-  return print(program, output::render(admin::exec_document(plan, *report), done, ctx->format), 0);
+  return print(program, output::render(admin::exec_document(plan, *result->report), done, ctx->format), 0);
 }
 
 }  // namespace

@@ -70,4 +70,24 @@ inline admin::LiveState three_members(bool operator_active) {
   return s;
 }
 
+// An EtcdMember with the finalizer and Ready=True.
+inline json with_finalizer(json m) {
+  m = with_member_finalizer(std::move(m));
+  m["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
+  return m;
+}
+
+// three_members() as the operator leaves them once converged: uid, token,
+// observed version and storage, Ready EtcdMembers, member 1 the leader.
+inline admin::LiveState converged_state(bool operator_active = false) {
+  admin::LiveState s = three_members(operator_active);
+  s.cluster["metadata"]["uid"] = "uid-c";
+  s.cluster["status"]["clusterToken"] = "ns-c-uid-c";
+  s.cluster["status"]["observed"]["version"] = "3.6.11";
+  s.cluster["status"]["observed"]["storage"] = {{"size", "1Gi"}};
+  for (auto& m : s.members) m = with_finalizer(m);
+  s.leader = 1;
+  return s;
+}
+
 }  // namespace admin_test

@@ -10,24 +10,6 @@ using namespace admin_test;
 
 namespace {
 
-// An EtcdMember with the finalizer and Ready=True.
-json with_finalizer(json m) {
-  m = with_member_finalizer(std::move(m));
-  m["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
-  return m;
-}
-
-admin::LiveState converged(bool operator_active = false) {
-  admin::LiveState s = three_members(operator_active);
-  s.cluster["metadata"]["uid"] = "uid-c";
-  s.cluster["status"]["clusterToken"] = "ns-c-uid-c";
-  s.cluster["status"]["observed"]["version"] = "3.6.11";
-  s.cluster["status"]["observed"]["storage"] = {{"size", "1Gi"}};
-  for (auto& m : s.members) m = with_finalizer(m);
-  s.leader = 1;
-  return s;
-}
-
 std::vector<std::string> ids(const admin::MemberPlan& p) {
   std::vector<std::string> out;
   for (const auto& s : p.steps) out.push_back(s.id);
@@ -50,13 +32,13 @@ bool refused_with(const admin::MemberPlan& p, const std::string& text) {
 }  // namespace
 
 TEST_CASE("break-glass add grows by one and walks the whole table") {
-  auto p = admin::plan_member(converged(), req(admin::MemberOp::Add));
+  auto p = admin::plan_member(converged_state(), req(admin::MemberOp::Add));
   CHECK_FALSE(p.refused());
   CHECK(p.mode == admin::Mode::BreakGlass);
   CHECK(ids(p) == std::vector<std::string>{"grow", "create-member", "register", "wire", "render", "record", "ready",
                                            "promote", "mark-voter", "pdb"});
   CHECK(p.warnings.size() == 1);  // 4 members: even
-  auto np = admin::plan_member(converged(), [] {
+  auto np = admin::plan_member(converged_state(), [] {
     auto r = req(admin::MemberOp::Add);
     r.no_promote = true;
     return r;
@@ -65,7 +47,7 @@ TEST_CASE("break-glass add grows by one and walks the whole table") {
 }
 
 TEST_CASE("add fills a gap instead of growing, and resumes a pending member") {
-  auto s = converged();
+  auto s = converged_state();
   s.members.erase(2);
   s.etcd.members.pop_back();
   s.healthy = {1, 2};
@@ -85,7 +67,7 @@ TEST_CASE("add fills a gap instead of growing, and resumes a pending member") {
 }
 
 TEST_CASE("add resumes a promoted member whose voter flag was not written yet") {
-  auto s = converged();
+  auto s = converged_state();
   s.members[2]["status"]["isVoter"] = false;
   auto p = admin::plan_member(s, req(admin::MemberOp::Add));
   CHECK(p.resume);
@@ -94,13 +76,13 @@ TEST_CASE("add resumes a promoted member whose voter flag was not written yet") 
 }
 
 TEST_CASE("add refuses an orphan learner, a dead voter and a user change in flight") {
-  auto s = converged();
+  auto s = converged_state();
   s.etcd.members.push_back(etcd_member(9, "stray", true));
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "orphan learner"));
-  s = converged();
+  s = converged_state();
   s.healthy = {1, 2};
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "do not answer"));
-  s = converged();
+  s = converged_state();
   s.cluster["spec"]["replicas"] = 5;
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "differs"));
   s.cluster["status"]["clusterID"] = "";
@@ -109,7 +91,7 @@ TEST_CASE("add refuses an orphan learner, a dead voter and a user change in flig
 
 TEST_CASE("add, in either mode, refuses certificates that do not cover a new member's name, unless --force") {
   for (bool break_glass : {true, false}) {
-    auto s = converged(!break_glass);
+    auto s = converged_state(!break_glass);
     s.uncovered_certs = {"Secret c-server-tls (tls.crt names: c-0.c-headless.ns.svc)"};
     auto p = admin::plan_member(s, req(admin::MemberOp::Add, {}, break_glass));
     CHECK(refused_with(p, "the certificate of Secret c-server-tls (tls.crt names: c-0.c-headless.ns.svc) does not cover "
@@ -120,13 +102,13 @@ TEST_CASE("add, in either mode, refuses certificates that do not cover a new mem
     CHECK_FALSE(admin::plan_member(s, forced).refused());
   }
   // Removing does not need the name of a new member.
-  auto s = converged(true);
+  auto s = converged_state(true);
   s.uncovered_certs = {"Secret c-server-tls (tls.crt names: none)"};
   CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Remove, "c-bbbbb", false)).refused());
 }
 
 TEST_CASE("modes: operator-mediated by default, break-glass refused while the operator runs") {
-  auto active = converged(true);
+  auto active = converged_state(true);
   auto op = admin::plan_member(active, req(admin::MemberOp::Add, {}, false));
   CHECK_FALSE(op.refused());
   CHECK(op.mode == admin::Mode::Operator);
@@ -137,13 +119,13 @@ TEST_CASE("modes: operator-mediated by default, break-glass refused while the op
   auto sp = admin::plan_member(active, stop);
   CHECK_FALSE(sp.refused());
   CHECK(sp.stop_operator);
-  CHECK(refused_with(admin::plan_member(converged(false), req(admin::MemberOp::Add, {}, false)), "--break-glass"));
+  CHECK(refused_with(admin::plan_member(converged_state(false), req(admin::MemberOp::Add, {}, false)), "--break-glass"));
   auto rm = admin::plan_member(active, req(admin::MemberOp::Remove, "c-bbbbb", false));
   CHECK(ids(rm) == std::vector<std::string>{"delete-member"});
 }
 
 TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the count they wait for") {
-  auto active = converged(true);
+  auto active = converged_state(true);
   auto add = req(admin::MemberOp::Add, {}, false);
   add.wait = true;
   auto p = admin::plan_member(active, add);
@@ -167,7 +149,7 @@ TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the c
   rp.wait = false;
   CHECK(ids(admin::plan_member(active, rp)) == std::vector<std::string>{"delete-member"});
   // An orphan learner is removed at once; nothing is left to wait for.
-  auto o = converged(true);
+  auto o = converged_state(true);
   o.etcd.members.push_back(etcd_member(9, "", true));
   o.etcd.members.back().peer_urls = {"https://orphan.c.ns.svc:2380"};
   auto orm = req(admin::MemberOp::Remove, "9", false);
@@ -176,14 +158,14 @@ TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the c
   // Break-glass steps wait by themselves: --wait adds nothing.
   auto bg = req(admin::MemberOp::Remove, "c-bbbbb");
   bg.wait = true;
-  CHECK(ids(admin::plan_member(converged(), bg)) ==
+  CHECK(ids(admin::plan_member(converged_state(), bg)) ==
         std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count"});
 }
 
 TEST_CASE("operator-mediated add is refused while the operator still converges to observed.replicas") {
   // spec == observed == 3 but only two running members: the operator is
   // filling a gap; one more +1 would ask for a fourth member nobody wanted.
-  auto s = converged(true);
+  auto s = converged_state(true);
   s.members.erase(2);
   s.etcd.members.pop_back();
   s.healthy = {1, 2};
@@ -195,52 +177,52 @@ TEST_CASE("operator-mediated add is refused while the operator still converges t
 }
 
 TEST_CASE("remove of a voter, of the leader, with a shrink") {
-  auto p = admin::plan_member(converged(), req(admin::MemberOp::Remove, "c-bbbbb"));
+  auto p = admin::plan_member(converged_state(), req(admin::MemberOp::Remove, "c-bbbbb"));
   CHECK_FALSE(p.refused());
   CHECK(p.id == 2);
   CHECK(p.kind == admin::TargetKind::Member);
   CHECK(ids(p) == std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count"});
-  auto lead = admin::plan_member(converged(), req(admin::MemberOp::Remove, "c-aaaaa"));
+  auto lead = admin::plan_member(converged_state(), req(admin::MemberOp::Remove, "c-aaaaa"));
   CHECK(ids(lead).front() == "move-leader");
   auto shrink = req(admin::MemberOp::Remove, "0000000000000003");
   shrink.scale_down = true;
-  auto sp = admin::plan_member(converged(), shrink);
+  auto sp = admin::plan_member(converged_state(), shrink);
   CHECK(sp.member == "c-ccccc");
   CHECK(sp.steps.back().text.find("3 -> 2") != std::string::npos);
 }
 
 TEST_CASE("remove refuses losing quorum, the last member and a change in flight") {
-  auto s = converged();
+  auto s = converged_state();
   s.healthy = {1, 2};
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Remove, "c-bbbbb")), "quorum"));
   // The dead one may go: two healthy voters stay, the quorum of two.
   CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Remove, "c-ccccc")).refused());
-  auto one = converged();
+  auto one = converged_state();
   one.members = json::array({one.members[0]});
   one.etcd.members = {one.etcd.members[0]};
   one.cluster["status"]["observed"]["replicas"] = 1;
   one.cluster["spec"]["replicas"] = 1;
   CHECK(refused_with(admin::plan_member(one, req(admin::MemberOp::Remove, "c-aaaaa")), "last member"));
-  auto busy = converged();
+  auto busy = converged_state();
   busy.members[2]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
   CHECK(refused_with(admin::plan_member(busy, req(admin::MemberOp::Remove, "c-bbbbb")), "Terminating"));
   // ...but removing the Terminating one itself resumes it.
   auto again = admin::plan_member(busy, req(admin::MemberOp::Remove, "c-ccccc"));
   CHECK_FALSE(again.refused());
   CHECK(again.resume);
-  auto nf = admin::plan_member(converged(), req(admin::MemberOp::Remove, "nobody"));
+  auto nf = admin::plan_member(converged_state(), req(admin::MemberOp::Remove, "nobody"));
   CHECK_FALSE(nf.not_found.empty());
 }
 
 TEST_CASE("remove of an orphan learner and of a ghost") {
-  auto s = converged();
+  auto s = converged_state();
   s.etcd.members.push_back(etcd_member(9, "", true));
   s.etcd.members.back().peer_urls = {"https://orphan.c.ns.svc:2380"};
   auto orphan = admin::plan_member(s, req(admin::MemberOp::Remove, "9", false));
   CHECK(orphan.kind == admin::TargetKind::Orphan);
   CHECK_FALSE(orphan.refused());  // safe alongside the operator, even without --break-glass
   CHECK(ids(orphan) == std::vector<std::string>{"remove-etcd"});
-  auto g = converged();
+  auto g = converged_state();
   g.etcd.members.pop_back();
   g.healthy = {1, 2};
   auto ghost = admin::plan_member(g, req(admin::MemberOp::Remove, "c-ccccc"));
@@ -250,7 +232,7 @@ TEST_CASE("remove of an orphan learner and of a ghost") {
 }
 
 TEST_CASE("remove --force-delete-pod: only a Pod whose Node is NotReady or gone") {
-  auto s = converged();
+  auto s = converged_state();
   s.pods[2]["spec"]["nodeName"] = "n3";
   s.node_ready["n3"] = false;
   auto r = req(admin::MemberOp::Remove, "c-ccccc");
@@ -262,7 +244,7 @@ TEST_CASE("remove --force-delete-pod: only a Pod whose Node is NotReady or gone"
   s.node_ready["n3"] = true;
   CHECK(refused_with(admin::plan_member(s, r), "which is Ready"));
   // A re-run once the EtcdMember is gone: only the stuck Pod is left.
-  auto gone = converged();
+  auto gone = converged_state();
   gone.members.erase(2);
   gone.etcd.members.pop_back();
   gone.pods[2]["spec"]["nodeName"] = "n3";
@@ -274,7 +256,7 @@ TEST_CASE("remove --force-delete-pod: only a Pod whose Node is NotReady or gone"
   // Without the flag that target does not exist.
   CHECK_FALSE(admin::plan_member(gone, req(admin::MemberOp::Remove, "c-ccccc")).not_found.empty());
   // An etcd member without EtcdMember has no Pod to delete.
-  auto o = converged();
+  auto o = converged_state();
   o.etcd.members.push_back(etcd_member(9, "", true));
   o.etcd.members.back().peer_urls = {"https://orphan.c.ns.svc:2380"};
   auto orphan = req(admin::MemberOp::Remove, "9");
@@ -283,7 +265,7 @@ TEST_CASE("remove --force-delete-pod: only a Pod whose Node is NotReady or gone"
 }
 
 TEST_CASE("roll: a PVC member through the active operator; Memory members and an inactive operator refused") {
-  auto s = converged(true);
+  auto s = converged_state(true);
   s.pods[1]["metadata"]["uid"] = "pod-uid-b";
   auto p = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
   CHECK_FALSE(p.refused());
@@ -295,7 +277,7 @@ TEST_CASE("roll: a PVC member through the active operator; Memory members and an
   auto mem = s;
   mem.members[1]["spec"]["storage"] = {{"size", "1Gi"}, {"medium", "Memory"}};
   CHECK(refused_with(admin::plan_member(mem, req(admin::MemberOp::Roll, "c-bbbbb", false)), "Memory"));
-  CHECK(refused_with(admin::plan_member(converged(false), req(admin::MemberOp::Roll, "c-bbbbb", false)),
+  CHECK(refused_with(admin::plan_member(converged_state(false), req(admin::MemberOp::Roll, "c-bbbbb", false)),
                      "operator is not active"));
   // Another member already down: restarting a second voter loses quorum.
   auto down = s;
@@ -305,7 +287,7 @@ TEST_CASE("roll: a PVC member through the active operator; Memory members and an
 }
 
 TEST_CASE("roll resumes from the mark on the EtcdMember and never deletes a Pod it did not mark") {
-  auto s = converged(true);
+  auto s = converged_state(true);
   s.members[1]["metadata"]["annotations"]["cli.etcd-operator.cozystack.io/rolling-pod-uid"] = "pod-uid-b";
   // Killed between the mark and the delete: the marked Pod is still there.
   s.pods[1]["metadata"]["uid"] = "pod-uid-b";
@@ -330,71 +312,25 @@ TEST_CASE("roll resumes from the mark on the EtcdMember and never deletes a Pod 
 }
 
 TEST_CASE("promote: a learner with a Ready Pod; an orphan learner is refused") {
-  auto s = converged();
+  auto s = converged_state();
   s.members.push_back(with_finalizer(member("c-ddddd", "", false)));
   s.pods.push_back(pod("c-ddddd", "10.0.0.4", false));
   s.etcd.members.push_back(etcd_member(4, "c-ddddd", true));
   auto p = admin::plan_member(s, req(admin::MemberOp::Promote, "c-ddddd"));
   CHECK_FALSE(p.refused());
   CHECK(ids(p) == std::vector<std::string>{"promote", "mark-voter", "pdb"});
-  auto op = admin::plan_member(converged(true), req(admin::MemberOp::Promote, "c-aaaaa", false));
+  auto op = admin::plan_member(converged_state(true), req(admin::MemberOp::Promote, "c-aaaaa", false));
   CHECK(op.steps.empty());  // already a voter: nothing to do
   s.etcd.members.push_back(etcd_member(5, "", true));
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Promote, "5")), "orphan"));
 }
 
 TEST_CASE("replace removes first, then fills the gap") {
-  auto s = converged();
+  auto s = converged_state();
   s.healthy = {1, 2};
   auto p = admin::plan_member(s, req(admin::MemberOp::Replace, "c-ccccc"));
   CHECK_FALSE(p.refused());
   CHECK(ids(p) == std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count",
                                            "create-member", "register", "wire", "render", "record", "ready",
                                            "promote", "mark-voter", "pdb"});
-}
-
-TEST_CASE("contract pieces: initialCluster, PDB, new member, Pod") {
-  etcd::Member unstarted;
-  unstarted.id = 7;
-  unstarted.peer_urls = {"https://c-zzzzz.c.ns.svc:2380"};
-  unstarted.is_learner = true;
-  CHECK(admin::initial_cluster({etcd_member(2, "c-bbbbb"), unstarted, etcd_member(1, "c-aaaaa")}) ==
-        "c-aaaaa=https://c-aaaaa.c.ns.svc:2380,c-bbbbb=https://c-bbbbb.c.ns.svc:2380,"
-        "c-zzzzz=https://c-zzzzz.c.ns.svc:2380");
-  CHECK(admin::pdb_min_available(3, 4) == 3);
-  CHECK(admin::pdb_min_available(2, 3) == 2);
-  CHECK(admin::quorum(4) == 3);
-
-  auto c = converged().cluster;
-  auto m = admin::new_member(c);
-  CHECK(m["metadata"]["generateName"] == "c-");
-  CHECK(m["metadata"]["finalizers"][0] == "etcd-operator.cozystack.io/member-cleanup");
-  CHECK(m["metadata"]["ownerReferences"][0]["uid"] == "uid-c");
-  CHECK(m["spec"]["initialCluster"] == "");
-  CHECK(m["spec"]["clusterToken"] == "ns-c-uid-c");
-  CHECK(m["spec"]["version"] == "3.6.11");
-  CHECK(m["spec"]["tls"]["clientServerSecretRef"]["name"] == "c-server-tls");
-  CHECK(m["spec"]["tls"]["peerSecretRef"]["name"] == "c-peer-tls");
-  CHECK_FALSE(m["spec"].contains("bootstrap"));
-
-  m["metadata"]["name"] = "c-ddddd";
-  m["metadata"]["uid"] = "uid-d";
-  m["spec"]["initialCluster"] = "c-aaaaa=https://c-aaaaa.c.ns.svc:2380";
-  auto pod = admin::render_pod(c, m, "quay.io/coreos/etcd", "kubectl-etcd/1");
-  CHECK(pod["spec"]["containers"][0]["image"] == "quay.io/coreos/etcd:v3.6.11");
-  const auto& cmd = pod["spec"]["containers"][0]["command"];
-  CHECK(std::find(cmd.begin(), cmd.end(), "--initial-cluster-state=existing") != cmd.end());
-  CHECK(std::find(cmd.begin(), cmd.end(), "--advertise-client-urls=https://c-ddddd.c.ns.svc:2379") != cmd.end());
-  CHECK(std::find(cmd.begin(), cmd.end(), "--peer-client-cert-auth=true") != cmd.end());
-  CHECK_FALSE(pod["metadata"]["labels"].contains("etcd-operator.cozystack.io/role"));
-  CHECK(pod["metadata"]["annotations"]["cli.etcd-operator.cozystack.io/rendered-by"] == "kubectl-etcd/1");
-  CHECK(pod["metadata"]["ownerReferences"][0]["kind"] == "EtcdMember");
-  CHECK(admin::render_pvc(m)["metadata"]["name"] == "data-c-ddddd");
-
-  json dep = {{"spec", {{"template", {{"spec", {{"containers", json::array({{{"name", "manager"},
-      {"args", json::array({"--etcd-image-repository=registry.local/etcd"})}}})}}}}}}}};
-  CHECK(admin::image_repository(dep, json::array()) == "registry.local/etcd");
-  json pods = json::array({{{"spec", {{"containers", json::array({{{"image", "mirror.io/etcd:v3.5.21"}}})}}}}});
-  CHECK(admin::image_repository(json(), pods) == "mirror.io/etcd");
-  CHECK(admin::image_repository(json(), json::array()) == "quay.io/coreos/etcd");
 }

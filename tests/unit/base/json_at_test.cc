@@ -17,3 +17,11 @@ TEST_CASE("string_at and find_at: absent, null and other types read as nothing")
   // A pointer through a non-object reads as absent rather than throwing.
   CHECK(base::find_at(pod, "/spec/replicas/x") == nullptr);
 }
+
+TEST_CASE("bool_at: true only for a JSON true") {
+  const auto m = nlohmann::json::parse(R"({"status": {"isVoter": true, "learner": false, "ready": "true"}})");
+  CHECK(base::bool_at(m, "/status/isVoter"));
+  CHECK_FALSE(base::bool_at(m, "/status/learner"));
+  CHECK_FALSE(base::bool_at(m, "/status/ready"));
+  CHECK_FALSE(base::bool_at(m, "/status/absent"));
+}
