@@ -54,9 +54,10 @@ void cluster_steps(std::ostringstream& out, const ClusterPlan& p) {
       << " prefilled, marker " << op::kAnnAdoptedFrom << ") and " << p.members.size() << " EtcdMember"
       << (p.members.size() == 1 ? "" : "s") << " (" << join_names(p.member_names) << ") with their reserved annotations\n";
   out << "    " << ++n << ". owner-reference Service " << p.headless_service << " to the adopted members\n";
-  out << "    " << ++n << ". orphan-delete StatefulSet " << c << " and delete its ControllerRevisions, ConfigMap "
-      << op::legacy_cluster_state_configmap(c) << " and PodDisruptionBudget " << c << "\n";
-  out << "    " << ++n << ". re-own and label each member's pod and PVC\n";
+  out << "    " << ++n << ". orphan-delete StatefulSet " << c
+      << ", then re-own and label each member's pod and PVC (once the delete is accepted)\n";
+  out << "    " << ++n << ". delete the StatefulSet's ControllerRevisions, ConfigMap " << op::legacy_cluster_state_configmap(c)
+      << " and PodDisruptionBudget " << c << "\n";
   if (p.client_service == c) {
     out << "    " << ++n << ". replace the client Service " << c << " with the native headless Service of the same name\n";
   } else {
