@@ -643,9 +643,9 @@ class Pipeline {
     // Read now, after the StatefulSet's orphan delete was accepted: one list
     // of each kind (the plan's selector) instead of a read per object; an
     // object the lists miss, or a conflict, is read on its own. The garbage
-    // collector may be orphaning the same objects meanwhile: every write is
-    // guarded (uid, and the resourceVersion read when the owners change) and
-    // a conflict reads the object again.
+    // collector may be orphaning the same objects meanwhile: a strategic
+    // merge patch deletes the old controller reference by its uid and merges
+    // ours, so its write and ours commute (no 409 to read again after).
     kube::ListOptions etcd_pods;
     etcd_pods.label_selector = std::string(op::kLabelName) + "=" + std::string(op::kLabelNameValue);
     json pods = must(step, k_.list_all(kube::resources::pods, p_.ns, etcd_pods));
@@ -664,16 +664,11 @@ class Pipeline {
         const json* fresh = listed(role ? pods : pvcs, name);
         for (int attempt = 0;; ++attempt) {
           auto obj = attempt == 0 && fresh != nullptr ? *fresh : must(step, k_.get(*r, p_.ns, name));
-          json patch = reown_patch(obj, p_.name, m, uid, role);
+          json patch = reown_strategic_patch(obj, p_.name, m, uid, role);
           if (patch.is_null()) break;
-          // Owner references are replaced wholesale: guard them with the
-          // resourceVersion read; labels are merged key by key, onto this
-          // very object (its uid).
-          patch["metadata"]["uid"] = op::string_at(obj, "/metadata/uid");
-          if (patch["metadata"].contains("ownerReferences")) {
-            patch["metadata"]["resourceVersion"] = op::string_at(obj, "/metadata/resourceVersion");
-          }
-          auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Merge, patch);
+          kube::PatchOptions po;
+          po.idempotent = true;  // deletes and merges by key: the same result when sent twice
+          auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Strategic, patch, po);
           if (res) {
             acted = true;
             break;
