@@ -141,17 +141,34 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   const auto spec = integer(in.cluster, "/spec/replicas"_json_pointer);
   const auto observed = integer(in.cluster, "/status/observed/replicas"_json_pointer);
   long long running = 0;
+  std::string not_ready;
   for (const auto& m : in.members) {
     bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
-    if (!terminating && !flag(m, "spec", "dormant")) ++running;
+    if (terminating || flag(m, "spec", "dormant")) continue;
+    ++running;
+    bool ready = false;
+    for (const auto& c : m.value("/status/conditions"_json_pointer, json::array())) {
+      ready = ready || (c.value("type", "") == "Ready" && c.value("status", "") == "True");
+    }
+    if (!ready) not_ready += (not_ready.empty() ? "" : ", ") + name_of(m);
   }
   const long long want = spec.value_or(3);
   if (want != observed.value_or(want) || running != observed.value_or(want)) {
-    const bool in_flight = want != observed.value_or(want) || in.cluster.contains("/status/progressDeadline"_json_pointer);
+    const bool deadline_set = in.cluster.contains("/status/progressDeadline"_json_pointer) &&
+                              !in.cluster["status"]["progressDeadline"].is_null();
+    // The operator takes a new spec up only once its current target is
+    // reached, every running member Ready, and says nothing while it waits
+    // (Progressing stays False/Reconciled): a member that is not Ready holds
+    // the change back for good (docs/operator-contract.md, "Membership changes").
+    const bool held = want != observed.value_or(want) && !deadline_set && !not_ready.empty();
+    const bool in_flight = !held && (want != observed.value_or(want) || deadline_set);
     add(finding::kReplicasMismatch, in_flight ? Severity::Transient : Severity::Error, {}, 0,
         "spec.replicas " + std::to_string(want) + ", status.observed.replicas " +
             (observed ? std::to_string(*observed) : std::string("unset")) + ", running EtcdMembers " +
-            std::to_string(running));
+            std::to_string(running) +
+            (held ? "; the operator takes spec.replicas up only once every member is Ready, and " + not_ready +
+                        " is not (see `kubectl etcd member unwedge`)"
+                  : std::string()));
   }
 
   // The terminal DeadlineExceeded state (admin.md 3.1 step 7).
@@ -169,8 +186,10 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
     }
   }
   if (in.operator_state && !in.operator_state->active) {
+    const auto& st = *in.operator_state;
     add(finding::kOperatorInactive, Severity::Error, {}, 0,
-        in.operator_state->reason + "; nothing completes pending members, promotions or replacements");
+        st.reason + (st.looked_at.empty() ? std::string() : " (looked at " + st.looked_at + "; --operator NS/NAME names another Deployment)") +
+            "; nothing completes pending members, promotions or replacements");
   }
   if (deadline) {
     add(finding::kDeadlineExceeded, Severity::Error, {}, 0,

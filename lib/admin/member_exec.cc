@@ -1,11 +1,14 @@
 #include "admin/member_exec.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
+#include "admin/cert_check.h"
 #include "admin/consistency.h"
 #include "admin/kube_util.h"
 #include "admin/member_object.h"
+#include "admin/member_wait.h"
 #include "admin/target.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -24,6 +27,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// A --timeout as given: whole seconds, else milliseconds.
+std::string budget(std::chrono::milliseconds t) {
+  return t.count() % 1000 == 0 ? std::to_string(t.count() / 1000) + "s" : std::to_string(t.count()) + "ms";
+}
 
 std::pair<std::string, std::string> split_coords(const std::string& coords) {
   std::string c = coords.empty() ? std::string(op::kDefaultNewController) : coords;
@@ -67,9 +74,10 @@ class Runner {
       auto r = with_retries(s.id);
       if (!r) return std::move(r).error();
       report_.steps.push_back({s.id, r->first, r->second});
+      if (o_.step_done) o_.step_done(report_.steps.back());
       if (o_.after_step) o_.after_step(s.id);
     }
-    report_.member = added_.empty() ? plan_.member : added_;
+    report_.member = added_.empty() || plan_.op == MemberOp::Remove ? plan_.member : added_;
     report_.id = plan_.op == MemberOp::Remove ? plan_.id : (added_id_ != 0 ? added_id_ : plan_.id);
     return report_;
   }
@@ -117,7 +125,9 @@ class Runner {
     if (s == "remove-etcd") return remove_etcd();
     if (s == "release") return release();
     if (s == "count") return count();
-    if (s == "wait-new") return wait_new();
+    if (s == "wait-added") return wait_added();
+    if (s == "wait-removed") return wait_removed();
+    if (s == "wait-filled") return wait_filled();
     if (s == "force-delete-pod") return force_delete_pod();
     if (s == "mark-roll") return mark_roll();
     if (s == "delete-pod") return delete_pod();
@@ -272,18 +282,20 @@ class Runner {
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
   template <class F>
   cli::Result<Outcome> poll(const std::string& what, F&& try_once) {
-    const auto end = Clock::now() + o_.timeout;
+    // The operator-mediated waits share one budget: --timeout bounds them together.
+    const auto end = operator_wait_ ? *operator_wait_ : Clock::now() + o_.timeout;
     auto delay = std::chrono::milliseconds(500);
     for (;;) {
+      stands_.clear();
       auto r = try_once();
       if (!r) return std::move(r).error();
       if (r->has_value()) return **r;
+      const std::string line = stands_.empty() ? what : what + ": " + stands_;
       if (Clock::now() + delay > end) {
-        return cli::make_error(cli::ErrorKind::Timeout, "timed out after " + std::to_string(o_.timeout.count() / 1000) +
-                                                            "s waiting: " + what,
-                               {}, "re-run the same command to resume");
+        return cli::make_error(cli::ErrorKind::Timeout, "timed out after " + budget(o_.timeout) + " " + line,
+                               {}, timeout_hint_.empty() ? "re-run the same command to resume" : timeout_hint_);
       }
-      progress(what);
+      progress(line);
       std::this_thread::sleep_for(delay);
       delay = std::min(delay * 2, std::chrono::milliseconds(5000));
     }
@@ -494,7 +506,11 @@ class Runner {
       auto again = members_now();
       if (!again) return std::move(again).error();
       if (find_member(*again, id, plan_.member, url) != nullptr) return std::move(r).error();
-      return Outcome{"skipped", "already removed"};
+      // This step saw it listed and asked for its removal: "not found" is
+      // the answer of another member to a retry of that same request (the
+      // first went to the removed member itself, which stopped before it
+      // answered). The removal is this step's.
+      return Outcome{"done", "removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)"};
     }
     return Outcome{"done", "removed " + etcd::format_member_id(id)};
   }
@@ -649,21 +665,68 @@ class Runner {
     return Outcome{"done", detail};
   }
 
-  cli::Result<Outcome> wait_new() {
-    if (!o_.wait) return Outcome{"skipped", "without --wait"};
-    return poll("waiting for the operator to add a new member", [&]() -> cli::Result<std::optional<Outcome>> {
+  // --- operator-mediated waits -------------------------------------------------
+  // The operator's own progress, read afresh on each poll: a member count
+  // alone would call a learner, or a member the operator has not promoted or
+  // marked yet, done.
+  cli::Result<Outcome> wait_added() {
+    start_operator_wait();
+    return poll("waiting for the operator to add a member", [&]() -> cli::Result<std::optional<Outcome>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
-      long long ready = 0;
-      for (const auto& m : st->members) {
-        if (m.contains("/metadata/deletionTimestamp"_json_pointer) || name_of(m) == plan_.member) continue;
-        for (const auto& c : m.value("/status/conditions"_json_pointer, json::array())) {
-          if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ++ready;
-        }
+      auto v = judge_settled(*st, plan_.want, plan_.before);
+      if (v.done && v.member.empty()) v = {false, "no EtcdMember is new since the plan", {}, 0};
+      if (!v.done) {
+        stands_ = v.text;
+        return std::optional<Outcome>();
       }
-      if (ready >= plan_.replicas) return std::optional<Outcome>(Outcome{"done", "members Ready"});
-      return std::optional<Outcome>();
+      added_ = v.member;
+      added_id_ = v.id;
+      return std::optional<Outcome>(Outcome{"done", v.text});
     });
+  }
+
+  cli::Result<Outcome> wait_removed() {
+    start_operator_wait();
+    return poll("waiting for the operator to remove " + plan_.member, [&]() -> cli::Result<std::optional<Outcome>> {
+      auto st = read_state(env_);
+      if (!st) return std::move(st).error();
+      auto v = judge_removed(*st, plan_.member, plan_.id, plan_.peer_url);
+      if (!v.done) {
+        stands_ = v.text;
+        return std::optional<Outcome>();
+      }
+      return std::optional<Outcome>(Outcome{"done", v.text});
+    });
+  }
+
+  cli::Result<Outcome> wait_filled() {
+    start_operator_wait();
+    return poll("waiting for the operator to fill the gap", [&]() -> cli::Result<std::optional<Outcome>> {
+      auto st = read_state(env_);
+      if (!st) return std::move(st).error();
+      auto v = judge_settled(*st, plan_.want, plan_.before);
+      if (!v.done) {
+        stands_ = v.text;
+        return std::optional<Outcome>();
+      }
+      if (!v.member.empty()) {
+        added_ = v.member;
+        added_id_ = v.id;
+      }
+      return std::optional<Outcome>(Outcome{"done", v.text});
+    });
+  }
+
+  void start_operator_wait() {
+    if (!operator_wait_) operator_wait_ = Clock::now() + o_.timeout;
+    timeout_hint_ = operator_hint();
+  }
+
+  // The change was handed to the operator, which goes on after a timeout: a
+  // re-run of the same add would ask for one member more.
+  std::string operator_hint() const {
+    return "the operator goes on by itself; `kubectl etcd status -c " + c_ + "` shows where it stands";
   }
 
   MemberEnv& env_;
@@ -678,6 +741,10 @@ class Runner {
   std::uint64_t added_id_ = 0;
   std::vector<etcd::Member> add_members_;
   ExecReport report_;
+  std::string stands_;        // a poll's last word on where the wait stands
+  std::string timeout_hint_;  // the hint of a wait's timeout, when not "re-run"
+  std::optional<Clock::time_point> operator_wait_;  // the end of the operator-mediated waits' budget
+
 
  public:
   void set_added(const std::string& m) { added_ = m; }
@@ -715,8 +782,7 @@ cli::Status detail::unhealthy_pause(Clock::time_point end, std::chrono::millisec
                                     const std::function<void(const std::string&)>& progress) {
   if (Clock::now() + delay > end) {
     return cli::make_error(cli::ErrorKind::Timeout,
-                           "timed out after " + std::to_string(timeout.count() / 1000) +
-                               "s waiting: etcd refuses membership changes until its members are connected a while",
+                           "timed out after " + budget(timeout) + " waiting: etcd refuses membership changes until its members are connected a while",
                            {}, "re-run the same command to resume");
   }
   if (progress) progress("etcd refuses membership changes until its members are connected a while");
@@ -749,24 +815,47 @@ cli::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   for (const auto& name : member_secrets(st.cluster)) {
     auto sec = kube.get(kube::resources::secrets, ns, name);
     if (!sec && kube::is_not_found(sec.error())) st.missing_secrets.push_back(name);
+    if (!sec) continue;
+    auto uncovered = uncovered_certificate(*sec, c, ns);
+    if (!uncovered.empty()) st.uncovered_certs.push_back(uncovered);
   }
   auto l = s.etcd->member_list(true);
   if (l) st.etcd = std::move(l.value());
   else st.etcd_error = l.error().one_line();
   std::vector<std::string> eps;
+  std::vector<MemberTarget> fresh;
+  const auto& known = s.target.config.endpoints;
   auto targets = member_targets(st.cluster, st.members, st.pods);
   for (const auto& e : st.etcd.members) {
     std::string ep;
+    const MemberTarget* target = nullptr;
     for (const auto& t : targets) {
-      if (t.name == e.name && !e.name.empty() && !t.endpoint.empty()) ep = t.endpoint;
+      if (t.name == e.name && !e.name.empty() && !t.endpoint.empty()) {
+        ep = t.endpoint;
+        target = &t;
+      }
+    }
+    // A Pod newer than the session (one the operator made during a wait) has
+    // an address the session's client neither dials nor knows the TLS name
+    // of: that member gets a client of its own, as `member_config` builds it.
+    if (target != nullptr && std::find(known.begin(), known.end(), ep) == known.end()) {
+      fresh.push_back(*target);
+      continue;
     }
     if (ep.empty() && !e.client_urls.empty()) ep = e.client_urls.front();
     if (!ep.empty()) eps.push_back(ep);
   }
+  auto answered = [&st](const etcd::StatusInfo& r) {
+    st.healthy.insert(r.header.member_id);
+    if (r.leader != 0) st.leader = r.leader;
+  };
   for (const auto& r : s.etcd->status_all(eps, s.member_deadline())) {
-    if (!r.result) continue;
-    st.healthy.insert(r.result->header.member_id);
-    if (r.result->leader != 0) st.leader = r.result->leader;
+    if (r.result) answered(*r.result);
+  }
+  for (const auto& t : fresh) {
+    auto c = etcd::Client::create(member_config(s.target, t));
+    if (!c) continue;
+    if (auto r = (*c)->status(t.endpoint, s.member_deadline())) answered(*r);
   }
   if (nodes) {
     for (const auto& p : st.pods) {

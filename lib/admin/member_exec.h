@@ -35,11 +35,14 @@ struct MemberEnv {
 // `nodes`, also whether the Nodes of its Pods are Ready.
 cli::Result<LiveState> read_state(MemberEnv& env, bool nodes = false);
 
+struct StepResult;
+
 struct ExecOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // waits (Ready, promotion)
-  bool wait = false;  // operator-mediated add/replace: wait for the operator to finish
   std::function<void(const std::string&)> progress;           // transient lines (stderr)
   std::function<void(const std::string& step)> after_step;    // a step finished (test seam)
+  // A step finished with this outcome (the one its summary line reports).
+  std::function<void(const StepResult& result)> step_done;
 };
 
 // What a step (or an unwedge fix) did: its outcome (done, skipped) and detail.

@@ -505,6 +505,14 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
   if (!f.terminating.empty() && !gap_only) {
     p.refusals.push_back("EtcdMember " + name_of(*f.terminating.front()) + " is Terminating: a removal is in flight");
   }
+  if (resume == nullptr && !r.force && !s.uncovered_certs.empty()) {
+    const std::string ns = op::string_at(s.cluster, "/metadata/namespace");
+    for (const auto& cert : s.uncovered_certs) {
+      p.refusals.push_back("the certificate of " + cert + " does not cover " + op::future_member_dns(c, ns) +
+                           ", the kind of name the operator gives a new member, so TLS to it would fail: add the DNS name *." +
+                           op::service_dns(c, ns) + " to it (or issue it with cert-manager), or pass --force");
+    }
+  }
   if (p.mode == Mode::Operator) {
     if (resume != nullptr) {
       p.refusals.push_back("EtcdMember " + name_of(*resume) + " is being added: the operator completes it");
@@ -514,9 +522,18 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
       p.refusals.push_back("spec.replicas " + std::to_string(f.spec_replicas) + " differs from status.observed.replicas " +
                            std::to_string(f.observed) + ": a change is in flight (--force to add anyway)");
     }
+    if (static_cast<long long>(f.running) != f.observed && !r.force) {
+      p.refusals.push_back(std::to_string(f.running) + " running EtcdMembers for status.observed.replicas " +
+                           std::to_string(f.observed) + ": the operator is still converging (--force to add anyway)");
+    }
     p.replicas = f.observed;
+    p.want = f.spec_replicas + 1;
     step(p, "scale", "merge patch spec.replicas " + std::to_string(f.spec_replicas) + " -> " +
                          std::to_string(f.spec_replicas + 1) + "; the operator adds a learner and promotes it");
+    if (r.wait) {
+      step(p, "wait-added", "wait until the operator added the member, promoted it and reports " +
+                                std::to_string(p.want) + " Ready voters");
+    }
     return;
   }
   p.replicas = f.observed;
@@ -722,7 +739,13 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
       step(p, "delete-member", "delete " + target + " (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
     }
     if (r.force_delete_pod) force_delete_step(s, p);
-    if (replace) step(p, "wait-new", "wait until a new member is Ready");
+    if (r.wait) {
+      // The operator's scale-up fills the gap the removal leaves (spec.replicas stays).
+      p.want = f.spec_replicas;
+      step(p, "wait-removed", "wait until etcd no longer lists " + target + " and the EtcdMember is gone");
+      step(p, "wait-filled", "wait until the operator filled the gap: " + std::to_string(p.want) +
+                                 " Ready voters, none a learner");
+    }
     return;
   }
   if (e != nullptr && p.voter && e->id == s.leader) {
@@ -832,6 +855,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
 MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
   MemberPlan p;
   p.op = r.op;
+  for (const auto& m : s.members) p.before.push_back(name_of(m));
   Facts f = facts_of(s);
   if (r.op == MemberOp::Roll) {
     common_checks(s, f, p);

@@ -26,6 +26,9 @@ struct LiveState {
   nlohmann::json pdb;                                // PodDisruptionBudget <c>, null when absent
   bool headless_service = true;                      // Service <c> exists
   std::vector<std::string> missing_secrets;          // TLS Secrets a new Pod mounts that do not exist
+  // Those whose certificate does not cover the name of a member the operator
+  // creates later: "Secret <name> (tls.crt names: ...)".
+  std::vector<std::string> uncovered_certs;
   etcd::MemberList etcd;                             // linearizable
   std::string etcd_error;                            // why there is no MemberList (no quorum)
   std::set<std::uint64_t> healthy;                   // members that answered Status
@@ -45,11 +48,14 @@ struct MemberRequest {
   bool break_glass = false;
   bool stop_operator = false;
   bool skip_operator_check = false;
-  bool force = false;       // add: spec != observed; promote: an unhealthy voter
+  bool force = false;       // add: spec != observed or uncovered certificates; promote: an unhealthy voter
   bool scale_down = false;  // remove: a targeted shrink (break-glass only)
   bool no_promote = false;  // add: leave the learner for the operator
   bool move_leader = true;  // remove: hand leadership away from the target first
   bool force_delete_pod = false;  // remove: delete its Pod with grace 0 when its Node is NotReady or gone
+  // Operator-mediated add, remove, replace: wait until the operator finished
+  // (the steps wait-added, wait-removed, wait-filled).
+  bool wait = false;
 };
 
 enum class Mode { Operator, BreakGlass };
@@ -77,6 +83,8 @@ struct MemberPlan {
   bool was_ready = false;   // remove: the EtcdMember had Ready=True
   bool stop_operator = false;
   long long replicas = 0;   // observed.replicas when planned
+  long long want = 0;       // operator-mediated waits: the member count the operator settles at
+  std::vector<std::string> before;  // operator-mediated waits: the EtcdMembers when planned
   std::vector<PlanStep> steps;
   std::vector<std::string> refusals;  // non-empty: refused (exit 3)
   std::string not_found;              // non-empty: the target does not exist (exit 6)

@@ -1,11 +1,11 @@
 #include "admin/operator_state.h"
 
 #include <ctime>
-#include <sstream>
 
 #include "cli/rfc3339.h"
 #include "kube/client.h"
 #include "operator/names.h"
+#include "operator/watch.h"
 
 namespace admin {
 
@@ -14,30 +14,15 @@ namespace {
 using json = nlohmann::json;
 
 
-// The namespaces the operator watches; empty = all.
+// The namespaces the operator's container watches; empty = all.
 std::vector<std::string> watched(const json& deployment) {
-  std::string value;
   const json containers = deployment.contains("/spec/template/spec/containers"_json_pointer)
                               ? deployment["spec"]["template"]["spec"]["containers"]
                               : json::array();
   for (const auto& c : containers) {
-    if (c.value("name", "") != op::kOperatorContainer) continue;
-    for (const auto& e : c.value("env", json::array())) {
-      if (e.value("name", "") == op::kWatchNamespaceEnv) value = e.value("value", "");
-    }
-    const std::string prefix = std::string(op::kWatchNamespaceArg) + "=";
-    for (const char* key : {"args", "command"}) {
-      for (const auto& a : c.value(key, json::array())) {
-        if (a.is_string() && a.get<std::string>().rfind(prefix, 0) == 0) value = a.get<std::string>().substr(prefix.size());
-      }
-    }
+    if (c.value("name", "") == op::kOperatorContainer) return op::watched_namespaces(c);
   }
-  std::vector<std::string> out;
-  std::stringstream in(value);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
+  return {};
 }
 
 }  // namespace
@@ -46,10 +31,7 @@ OperatorState judge_operator(const json& lease, const json& deployment, const st
                              std::chrono::system_clock::time_point now) {
   OperatorState s;
   if (deployment.is_object()) {
-    auto ns = watched(deployment);
-    bool covers = ns.empty();
-    for (const auto& n : ns) covers = covers || n == cluster_ns;
-    if (!covers) {
+    if (!op::watches(watched(deployment), cluster_ns)) {
       s.active = false;
       s.reason = "the operator watches other namespaces only (" + std::string(op::kWatchNamespaceEnv) + ")";
       return s;
@@ -88,14 +70,19 @@ OperatorState operator_state(kube::Client& kube, const std::string& coordinates,
   auto lease = kube.get(kube::resources::leases, ns, op::kOperatorLease);
   auto deployment = kube.get(kube::resources::deployments, ns, name);
   auto usable = [](const auto& r) { return r.ok() || r.error().kind == cli::ErrorKind::NotFound; };
+  const std::string looked_at =
+      "Deployment " + ns + "/" + name + " and Lease " + ns + "/" + std::string(op::kOperatorLease);
   if (!usable(lease) && !usable(deployment)) {
     OperatorState s;
     s.unknown = true;
     s.reason = "neither the operator's Lease nor its Deployment can be read: counted as active";
+    s.looked_at = looked_at;
     return s;
   }
-  return judge_operator(lease.ok() ? *lease : json(), deployment.ok() ? *deployment : json(), cluster_ns,
-                        std::chrono::system_clock::now());
+  OperatorState s = judge_operator(lease.ok() ? *lease : json(), deployment.ok() ? *deployment : json(), cluster_ns,
+                                   std::chrono::system_clock::now());
+  s.looked_at = looked_at;
+  return s;
 }
 
 }  // namespace admin

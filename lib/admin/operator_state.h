@@ -21,6 +21,10 @@ struct OperatorState {
   bool active = true;
   bool unknown = false;  // Lease and Deployment unreadable: counted as active
   std::string reason;    // why, for messages
+  // What was read, for messages that must let a user see where the tool
+  // looked: "Deployment NS/NAME and Lease NS/LEASE" (empty when judged
+  // from given objects).
+  std::string looked_at;
 };
 
 // Pure: lease/deployment are the objects or null when absent.

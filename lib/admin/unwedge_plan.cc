@@ -100,20 +100,49 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
   }
 }
 
-// admin.md 4.6 last row: the cluster waits for a member that cannot come back.
+// The cluster waits for a member that does not come back: the operator
+// adopts no spec change and adds no member while one is not Ready, and
+// replaces a dead one by itself only after its container restarted five
+// times (docs/operator-contract.md, "Membership changes").
 void dead_members(const LiveState& s, UnwedgePlan& p) {
+  long long running = 0;
+  for (const auto& m : s.members) {
+    if (!deleting(m) && !dormant(m)) ++running;
+  }
+  const auto observed = s.cluster.value("/status/observed/replicas"_json_pointer, json());
+  const bool change_waits = !spec_matches_observed(s.cluster) || observed != json(running);
   for (const auto& m : s.members) {
     if (deleting(m) || dormant(m) || awaiting_initial_cluster(m)) continue;
     const json* pod = pod_of(s, name_of(m));
     if (pod == nullptr) continue;
+    const std::string name = name_of(m);
     const std::uint64_t id = stored_id(m);
     const bool ready = condition(*pod, "Ready", "True") && (id == 0 || s.healthy.count(id) > 0);
+    if (ready) continue;
     const std::string node = op::string_at(*pod, "/spec/nodeName");
     auto it = s.node_ready.find(node);
-    if (ready || node.empty() || it == s.node_ready.end() || it->second) continue;
-    p.advice.push_back({"dead-member", name_of(m),
-                        "EtcdMember " + name_of(m) + " is not Ready and its Node " + node +
-                            " is NotReady or gone: `kubectl etcd member replace " + name_of(m) + "`"});
+    if (!node.empty() && it != s.node_ready.end() && !it->second) {
+      p.advice.push_back({"dead-member", name,
+                          "EtcdMember " + name + " is not Ready and its Node " + node +
+                              " is NotReady or gone: `kubectl etcd member replace " + name + "`"});
+      continue;
+    }
+    // On a Ready Node its kubelet restarts the container, so only when a
+    // change waits for it, and only a member that was a voter (it has a
+    // memberID etcd lists as one) and now does not answer: a joining learner
+    // is not Ready for a while by design.
+    if (!change_waits) continue;
+    const auto* e = id == 0 ? nullptr : find_etcd(s, id, {}, {});
+    if (e == nullptr || e->is_learner || s.healthy.count(id) > 0) continue;
+    const bool memory = op::string_at(m, "/spec/storage/medium") == "Memory";
+    p.advice.push_back({"dead-member", name,
+                        "EtcdMember " + name + " (" + etcd::format_member_id(id) +
+                            ") is not Ready and does not answer, on a Ready Node; the operator adopts no spec "
+                            "change and adds no member until it is back. If its container does not come back: " +
+                            (memory ? "`kubectl etcd member replace " + name + "` (its data is in memory)"
+                                    : "`kubectl etcd member roll " + name +
+                                          "` recreates its Pod with the same PVC and member ID, or `kubectl etcd "
+                                          "member replace " + name + "` gives a new member")});
   }
 }
 

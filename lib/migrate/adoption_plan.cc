@@ -1,10 +1,12 @@
 #include "migrate/adoption_plan.h"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
 #include "migrate/dry_run.h"
 #include "migrate/inspect.h"
+#include "migrate/plan_text.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 
@@ -67,7 +69,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   if (request.skip_controller_check) {
     plan.gate.skipped = true;
   } else {
-    auto gate = check_controllers(client, valid.legacy_controller, valid.new_controller);
+    auto gate = check_controllers(client, valid.legacy_controller, valid.new_controller, plan.scope);
     if (!gate) return gate.error();
     plan.gate = std::move(*gate);
     if (!plan.gate.quiet()) {
@@ -78,6 +80,9 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
       for (const auto& f : plan.gate.findings) plan.verdicts.push_back({"W19", f + " (--apply refuses until it is)"});
     }
   }
+  if (progress) {
+    for (const auto& line : gate_lines(plan)) progress(line);
+  }
 
   auto inventory = discover(client, plan.scope);
   if (!inventory) return inventory.error();
@@ -85,6 +90,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   plan.found_clusters = plan.inventory.clusters.size();
   plan.found_backups = plan.inventory.backups.size();
   plan.found_schedules = plan.inventory.schedules.size();
+  if (progress) progress(discovery_line(plan));
   if (plan.nothing_to_migrate()) return plan;
 
   std::string warning;
@@ -98,14 +104,6 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
                            {}, "install the etcd operator's v1alpha2 CRDs first");
   }
   plan.legacy_webhooks = plan.inventory.legacy_webhooks;
-  if (!plan.legacy_webhooks.empty()) {
-    std::string names;
-    for (const auto& w : plan.legacy_webhooks) names += (names.empty() ? "" : " ") + w;
-    plan.verdicts.push_back({"N11", "the legacy operator's webhook configurations reject every write to legacy "
-                                    "EtcdClusters while it is down; adopted legacy EtcdClusters stay Terminating until "
-                                    "they are removed (kubectl delete " + names +
-                                    ", or --remove-legacy-webhooks once every legacy cluster is adopted)"});
-  }
 
   // Inspection and planning, one cluster per worker (bounded).
   PlanOptions options;
@@ -113,6 +111,7 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
   options.auth_secret = request.auth_secret;
   options.skip_backup = request.skip_backup;
   options.backup_configured = valid.backup_configured;
+  options.replace_client_service = request.replace_client_service;
   InspectOptions inspect_options;
   inspect_options.auth_secret = request.auth_secret;
   if (valid.connect == Connect::PortForward) {
@@ -136,10 +135,25 @@ cli::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptRequest
     dry_run_cluster(client, plan.inventory, cp);
     InspectionLine line{legacy.ns, legacy.name, !legacy.deleting && !facts.inspect_error && !facts.members.empty(),
                         facts.cluster_id, facts.members.size(), facts.live_auth};
+    if (progress && line.ok) progress(inspection_line(line));
     plan.inspected[i] = line;
     plan.legacy_tls[i] = std::move(facts.tls);
     plan.clusters[i] = std::move(cp);
   });
+
+  // Only a plan that adopts something leaves legacy EtcdClusters Terminating.
+  bool adopts = std::any_of(plan.clusters.begin(), plan.clusters.end(), [](const ClusterPlan& c) {
+    return c.action == ClusterAction::Adopt || c.action == ClusterAction::Adopted;
+  });
+  if (!plan.legacy_webhooks.empty() && adopts) {
+    std::string names;
+    for (const auto& w : plan.legacy_webhooks) names += (names.empty() ? "" : " ") + w;
+    plan.verdicts.push_back({"N11", "the legacy operator's webhook configurations reject every write to legacy "
+                                    "EtcdClusters while it is down; adopted legacy EtcdClusters stay Terminating while "
+                                    "one covers them (kubectl delete " + names +
+                                    "; or --remove-legacy-webhooks, which removes those that cover only adopted "
+                                    "clusters before the legacy EtcdClusters are deleted)"});
+  }
 
   BackupPlanOptions backup_options;
   backup_options.convert_completed = request.convert_completed_backups;

@@ -3,10 +3,13 @@
 #include <openssl/rand.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include "backup/s3_client.h"
@@ -20,6 +23,7 @@
 #include "migrate/backup_target.h"
 #include "migrate/inspect.h"
 #include "migrate/job_backup.h"
+#include "migrate/legacy_webhooks.h"
 #include "migrate/ownership.h"
 #include "operator/backup_names.h"
 #include "operator/legacy_cluster.h"
@@ -88,6 +92,7 @@ class Pipeline {
     try {
       run_steps();
       result_.outcome = ClusterOutcome::Adopted;
+      pending_delete_ = true;
     } catch (const Stop&) {
       result_.outcome = ClusterOutcome::Interrupted;
       restore_auth_if_needed();
@@ -96,6 +101,29 @@ class Pipeline {
       result_.error = e.step + ": " + e.error.one_line();
       restore_auth_if_needed();
     }
+    return result_;
+  }
+
+  // The last step, the orphan delete of the legacy EtcdCluster, runs once
+  // every pipeline of the run got that far: the legacy webhooks that would
+  // refuse the garbage collector's finalizer removal may go first.
+  bool pending_delete() const { return pending_delete_; }
+  ClusterResult finish() {
+    pending_delete_ = false;
+    try {
+      legacy_delete_step();
+    } catch (const Stop&) {
+      result_.outcome = ClusterOutcome::Interrupted;
+    } catch (const StepError& e) {
+      result_.outcome = ClusterOutcome::Failed;
+      result_.error = e.step + ": " + e.error.one_line();
+    }
+    return result_;
+  }
+  // Stopped by a signal before the last step: a re-run does it.
+  ClusterResult unfinished() {
+    pending_delete_ = false;
+    result_.outcome = ClusterOutcome::Interrupted;
     return result_;
   }
 
@@ -148,7 +176,6 @@ class Pipeline {
     // new operator to turn on; a later failure no longer restores it.
     auth_disabled_by_us_ = false;
     service_step(cluster_uid);
-    legacy_delete_step();
   }
 
   // --- prerequisites and credentials ------------------------------------------
@@ -755,6 +782,7 @@ class Pipeline {
   std::vector<EtcdTarget> targets_;
   json cluster_;
   bool auth_disabled_by_us_ = false;
+  bool pending_delete_ = false;
 };
 
 BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vector<ClusterResult>& clusters) {
@@ -795,9 +823,13 @@ BackupResult apply_backup(kube::Client& k, const BackupPlan& b, const std::vecto
   return r;
 }
 
-// D18/E25: the legacy webhooks go only once no legacy EtcdCluster anywhere
-// is left un-adopted (each is Terminating with our marker on its successor).
-void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, ApplyReport& report) {
+// The legacy webhook configurations that cover the run's clusters go when
+// every legacy EtcdCluster they cover is adopted: by this run (its pipeline
+// reached the last step) or an earlier one (Terminating, our marker on its
+// successor). Called before the legacy EtcdClusters are orphan-deleted, so
+// the garbage collector's first try to drop the orphan finalizer succeeds.
+void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, const std::vector<ClusterResult>& results,
+                     ApplyReport& report) {
   auto legacy = k.list_all(op::resources::legacy_etcdclusters, "");
   if (!legacy) {
     report.webhooks_note = "kept: cannot list legacy EtcdClusters: " + legacy.error().one_line();
@@ -808,20 +840,36 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, ApplyReport& rep
     report.webhooks_note = "kept: cannot list EtcdClusters: " + fresh.error().one_line();
     return;
   }
-  for (const auto& l : (*legacy)["items"]) {
+  auto run_index = [&](const json& l) -> std::optional<size_t> {
+    for (size_t i = 0; i < plan.clusters.size(); ++i) {
+      if (plan.clusters[i].ns == op::string_at(l, "/metadata/namespace") &&
+          plan.clusters[i].name == op::string_at(l, "/metadata/name") &&
+          plan.clusters[i].legacy_uid == op::string_at(l, "/metadata/uid")) {
+        return i;
+      }
+    }
+    return std::nullopt;
+  };
+  auto adopted = [&](const json& l) {
+    if (auto i = run_index(l); i && results[*i].outcome == ClusterOutcome::Adopted) return true;
     std::string ns = op::string_at(l, "/metadata/namespace"), name = op::string_at(l, "/metadata/name");
-    const json* successor = nullptr;
+    if (op::find_at(l, "/metadata/deletionTimestamp") == nullptr) return false;
     for (const auto& f : (*fresh)["items"]) {
-      if (op::string_at(f, "/metadata/namespace") == ns && op::string_at(f, "/metadata/name") == name) successor = &f;
+      if (op::string_at(f, "/metadata/namespace") == ns && op::string_at(f, "/metadata/name") == name) {
+        return op::annotation(f, op::kAnnAdoptedFrom) == op::string_at(l, "/metadata/uid");
+      }
     }
-    bool adopted = op::find_at(l, "/metadata/deletionTimestamp") != nullptr && successor != nullptr &&
-                   op::annotation(*successor, op::kAnnAdoptedFrom) == op::string_at(l, "/metadata/uid");
-    if (!adopted) {
-      report.webhooks_note = "kept: the legacy EtcdCluster " + ns + "/" + name + " is not adopted yet";
-      return;
-    }
+    return false;
+  };
+  std::vector<std::pair<std::string, json>> configs;
+  for (size_t i = 0; i < plan.legacy_webhooks.size() && i < plan.inventory.legacy_webhook_objects.size(); ++i) {
+    configs.emplace_back(plan.legacy_webhooks[i], plan.inventory.legacy_webhook_objects[i]);
   }
-  for (const auto& w : plan.legacy_webhooks) {
+  std::vector<json> items = (*legacy)["items"].get<std::vector<json>>();
+  WebhookDecision d = decide_webhook_removal(configs, items, [&](const json& l) { return run_index(l).has_value(); },
+                                             adopted);
+  report.webhooks_note = d.reason;
+  for (const auto& w : d.remove) {
     auto slash = w.find('/');
     const kube::Resource& r = w.substr(0, slash) == op::resources::mutating_webhooks.plural
                                   ? op::resources::mutating_webhooks
@@ -832,6 +880,62 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, ApplyReport& rep
   }
 }
 
+// The legacy EtcdClusters left Terminating behind legacy webhooks, and how
+// the user ends the wait (docs/adoption-runbook.md, "Legacy webhooks").
+void terminating_note(const AdoptionPlan& plan, ApplyReport& report) {
+  std::vector<std::string> remaining;  // the configurations not removed
+  for (const auto& w : plan.legacy_webhooks) {
+    if (std::find(report.webhooks_removed.begin(), report.webhooks_removed.end(), w) == report.webhooks_removed.end()) {
+      remaining.push_back(w);
+    }
+  }
+  std::vector<std::string> covering;
+  for (size_t i = 0; i < plan.clusters.size(); ++i) {
+    const ClusterResult& r = report.clusters[i];
+    if (r.outcome != ClusterOutcome::Adopted) continue;
+    const json& l = plan.inventory.clusters[i];
+    bool earlier = plan.clusters[i].action == ClusterAction::Adopted;
+    bool behind = false;
+    for (size_t w = 0; w < plan.legacy_webhooks.size() && w < plan.inventory.legacy_webhook_objects.size(); ++w) {
+      if (std::find(remaining.begin(), remaining.end(), plan.legacy_webhooks[w]) == remaining.end()) continue;
+      if (!webhook_covers(plan.inventory.legacy_webhook_objects[w], l)) continue;
+      behind = true;
+      if (std::find(covering.begin(), covering.end(), plan.legacy_webhooks[w]) == covering.end()) {
+        covering.push_back(plan.legacy_webhooks[w]);
+      }
+    }
+    // Adopted by an earlier run while the webhooks refused: the collector
+    // is on its backoff even once they are gone.
+    bool removed_late = earlier && !report.webhooks_removed.empty();
+    if (behind || removed_late) report.legacy_terminating.push_back(r.ns + "/" + r.name);
+  }
+  if (report.legacy_terminating.empty()) return;
+  std::string text;
+  if (!covering.empty()) {
+    std::string names;
+    for (const auto& w : covering) names += " " + w;
+    text = "they stay Terminating while the legacy webhook configurations" + names +
+           " refuse the garbage collector's removal of their orphan finalizer. To end the wait: kubectl delete" + names +
+           (report.webhooks_removed.empty() && !plan.legacy_webhooks.empty()
+                ? " (or re-run with --remove-legacy-webhooks once every legacy EtcdCluster they cover is adopted)"
+                : "") +
+           "; ";
+  } else {
+    text = "the legacy webhook configurations that refused the garbage collector are gone; ";
+  }
+  std::string ns = "NAMESPACE", name = "NAME";
+  if (report.legacy_terminating.size() == 1) {
+    const std::string& only = report.legacy_terminating.front();
+    ns = only.substr(0, only.find('/'));
+    name = only.substr(only.find('/') + 1);
+  }
+  text += "the collector retries on its backoff, which reaches about 17 minutes after repeated refusals; to end "
+          "it at once once the webhooks are gone, drop the finalizer (the collector already released what the "
+          "object owned on its first try): kubectl -n " + ns + " patch etcdclusters." +
+          std::string(op::kLegacyGroup) + " " + name + " --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'";
+  report.end_wait = text;
+}
+
 }  // namespace
 
 ApplyReport apply_plan(kube::Client& client, const AdoptionPlan& plan, const AdoptRequest& request,
@@ -839,10 +943,12 @@ ApplyReport apply_plan(kube::Client& client, const AdoptionPlan& plan, const Ado
   ApplyReport report;
   report.new_controller = plan.new_controller;
   report.clusters.resize(plan.clusters.size());
+  std::vector<std::unique_ptr<Pipeline>> pipelines(plan.clusters.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < plan.clusters.size(); i = next++) {
-      report.clusters[i] = Pipeline(client, plan, i, request, valid, hooks).run();
+      pipelines[i] = std::make_unique<Pipeline>(client, plan, i, request, valid, hooks);
+      report.clusters[i] = pipelines[i]->run();
     }
   };
   size_t width = std::min<size_t>(plan.clusters.size(), static_cast<size_t>(std::max(1, request.concurrency)));
@@ -851,20 +957,27 @@ ApplyReport apply_plan(kube::Client& client, const AdoptionPlan& plan, const Ado
   if (width > 0) worker();
   for (auto& t : pool) t.join();
   if (hooks.stop != nullptr) report.signal = hooks.stop->load();
+  if (report.signal != 0) {
+    for (size_t i = 0; i < pipelines.size(); ++i) {
+      if (pipelines[i] && pipelines[i]->pending_delete()) report.clusters[i] = pipelines[i]->unfinished();
+    }
+    return report;
+  }
+
+  // The webhooks first, then the orphan deletes of the legacy EtcdClusters.
+  if (!plan.legacy_webhooks.empty() && request.remove_legacy_webhooks) {
+    remove_webhooks(client, plan, report.clusters, report);
+  }
+  for (size_t i = 0; i < pipelines.size(); ++i) {
+    if (pipelines[i] && pipelines[i]->pending_delete()) report.clusters[i] = pipelines[i]->finish();
+  }
+  if (hooks.stop != nullptr) report.signal = hooks.stop->load();
   if (report.signal != 0) return report;
 
   for (const auto* list : {&plan.backups, &plan.schedules}) {
     for (const auto& b : *list) report.backups.push_back(apply_backup(client, b, report.clusters));
   }
-  if (plan.legacy_webhooks.empty()) return report;
-  if (request.remove_legacy_webhooks) {
-    remove_webhooks(client, plan, report);
-  } else {
-    std::string names;
-    for (const auto& w : plan.legacy_webhooks) names += " " + w;
-    report.webhooks_note = "the adopted legacy EtcdClusters stay Terminating until the legacy webhook configurations "
-                           "are removed: kubectl delete" + names + " (or re-run with --remove-legacy-webhooks)";
-  }
+  if (!plan.legacy_webhooks.empty()) terminating_note(plan, report);
   return report;
 }
 

@@ -47,8 +47,12 @@ struct BackupResult {
 struct ApplyReport {
   std::vector<ClusterResult> clusters;
   std::vector<BackupResult> backups;
-  std::vector<std::string> webhooks_removed;
-  std::string webhooks_note;  // why the legacy webhooks were kept, or the command to remove them
+  std::vector<std::string> webhooks_removed;  // before the legacy EtcdClusters were orphan-deleted
+  std::string webhooks_note;  // why (some of) the legacy webhooks were kept with --remove-legacy-webhooks
+  // Adopted legacy EtcdClusters ("<ns>/<name>") left Terminating behind the
+  // legacy webhooks (or the collector's backoff), and how to end the wait.
+  std::vector<std::string> legacy_terminating;
+  std::string end_wait;
   int signal = 0;             // SIGINT/SIGTERM that stopped the run, 0 when none
   std::string new_controller;
 };

@@ -30,6 +30,8 @@ ojson to_json(const ApplyReport& report) {
   ojson j = {{"kind", "AdoptionResult"}, {"clusters", clusters}, {"backups", backups},
              {"legacyWebhooksRemoved", report.webhooks_removed}};
   if (!report.webhooks_note.empty()) j["legacyWebhooks"] = report.webhooks_note;
+  j["legacyTerminating"] = report.legacy_terminating;
+  if (!report.end_wait.empty()) j["endWait"] = report.end_wait;
   j["interrupted"] = report.signal == 0 ? ojson(nullptr) : ojson(report.signal == SIGINT ? "SIGINT" : "SIGTERM");
   j["exitCode"] = apply_exit_code(report);
   return j;
@@ -66,8 +68,15 @@ std::string apply_text(const ApplyReport& report) {
   } else if (failed > 0) {
     out << "re-run the same command to finish the failed clusters once their cause is fixed\n";
   }
-  for (const auto& w : report.webhooks_removed) out << "removed the legacy webhook configuration " << w << "\n";
+  for (const auto& w : report.webhooks_removed) {
+    out << "removed the legacy webhook configuration " << w << " (before the legacy EtcdClusters were deleted)\n";
+  }
   if (!report.webhooks_note.empty()) out << "legacy webhooks: " << report.webhooks_note << "\n";
+  if (!report.legacy_terminating.empty()) {
+    std::string names;
+    for (const auto& c : report.legacy_terminating) names += (names.empty() ? "" : ", ") + c;
+    out << "legacy EtcdClusters left Terminating: " << names << ": " << report.end_wait << "\n";
+  }
   if (adopted > 0) {
     auto slash = report.new_controller.find('/');
     out << "NEXT: start the new operator: kubectl -n " << report.new_controller.substr(0, slash)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "migrate/service_exposure.h"
 #include "migrate/translate.h"
 #include "operator/meta.h"
 #include "operator/names.h"
@@ -89,11 +90,43 @@ void check_service_c(const op::LegacyCluster& legacy, const ClusterFacts& facts,
   }
 }
 
+// A legacy client Service reached from outside (docs/adoption-verdicts.md):
+// named <c>, the operator's headless Service takes its name and the
+// replacement would release its address (B20, or W21 when accepted with
+// --replace-client-service); under another name it is kept as it is (N14).
+void check_client_service(const op::LegacyCluster& legacy, const ClusterFacts& facts, const PlanOptions& options,
+                          ClusterPlan& plan) {
+  const std::string cs = legacy.client_service(), c = legacy.name;
+  const bool named_c = cs == c && legacy.headless_service() != c;
+  const std::optional<json>& svc = named_c ? facts.service_c : facts.service_cs;
+  if (!svc || (!named_c && cs == c)) return;
+  ServiceExposure e = service_exposure(*svc);
+  if (!e.external()) return;
+  plan.client_service_exposure = e.describe();
+  if (!named_c) return;  // N14, among the notes of an Adopt plan
+  if (options.replace_client_service) {
+    plan.verdicts.push_back({"W21", "the legacy client Service " + quote(cs) + ", " + plan.client_service_exposure +
+                                        ", is replaced by the operator's headless Service of the same name "
+                                        "(--replace-client-service): its external address is released and clients "
+                                        "that use it lose the cluster"});
+  } else {
+    plan.verdicts.push_back(
+        {"B20", "the legacy client Service " + quote(cs) + " is " + plan.client_service_exposure +
+                    "; the operator needs the name " + quote(c) +
+                    " for its headless Service, so the adoption would replace it and release its external address: "
+                    "move its clients to the operator's client Service " +
+                    quote(op::native_client_service(c)) +
+                    " (or a Service of your own selecting the pods) first, or accept the replacement with "
+                    "--replace-client-service"});
+  }
+}
+
 void check_live(const op::LegacyCluster& legacy, const ClusterFacts& facts, bool storage_ok, ClusterPlan& plan) {
   for (const auto& m : facts.members) {
     if (m.is_learner) {
-      plan.verdicts.push_back({"B9", "member " + quote(m.name) + " (" + m.id +
-                                         ") is a learner; the legacy operator never made learners: promote or remove it first"});
+      // A learner added but never started has no name yet: its ID names it.
+      std::string who = m.name.empty() ? "member " + m.id + " (no name yet)" : "member " + quote(m.name) + " (" + m.id + ")";
+      plan.verdicts.push_back({"B9", who + " is a learner; the legacy operator never made learners: promote or remove it first"});
     }
   }
   for (const auto& m : facts.members) {
@@ -149,6 +182,16 @@ void add_notes(const op::LegacyCluster& legacy, const PlanOptions& options, Clus
                                        " keeps serving (the pods keep the legacy labels) and gets a non-controller "
                                        "owner reference to the new EtcdCluster; the native headless Service " +
                                        quote(c) + (hl == c ? " is the legacy headless Service, kept" : " is created")});
+  }
+  if (cs != c && !plan.client_service_exposure.empty()) {
+    std::string takeover;
+    if (cs == op::native_client_service(c)) {
+      takeover = "; its name is the operator's own client Service's: the operator takes it over, setting its "
+                 "selector and its port \"client\" and leaving the rest as it is";
+    }
+    plan.verdicts.push_back({"N14", "the legacy client Service " + quote(cs) + ", " + plan.client_service_exposure +
+                                        ", is kept as it is (type, ports, class and addresses) and owned by the new "
+                                        "EtcdCluster, so it is collected with it" + takeover});
   }
   if (plan.resume) {
     plan.verdicts.push_back({"N7", "an earlier run's EtcdCluster " + quote(c) +
@@ -243,6 +286,7 @@ ClusterPlan plan_cluster(const op::LegacyCluster& legacy, const ClusterFacts& fa
   plan.client_service = legacy.client_service();
   plan.cluster_id = facts.cluster_id;
   plan.live_auth = facts.live_auth;
+  plan.legacy_pdb = op::find_at(legacy.spec, "/podDisruptionBudgetTemplate") != nullptr;
 
   if (legacy.deleting) {
     bool marked = facts.new_cluster && op::annotation(*facts.new_cluster, op::kAnnAdoptedFrom) == legacy.uid;
@@ -271,6 +315,7 @@ ClusterPlan plan_cluster(const op::LegacyCluster& legacy, const ClusterFacts& fa
   }
   check_existing(legacy, facts, plan);
   check_service_c(legacy, facts, plan);
+  check_client_service(legacy, facts, options, plan);
 
   if (has_blocker(plan.verdicts)) {
     plan.action = ClusterAction::Error;
@@ -302,6 +347,7 @@ ojson to_json(const ClusterPlan& plan) {
              {"specAuth", plan.spec_auth},
              {"resume", plan.resume},
              {"verdicts", to_json(plan.verdicts)}};
+  if (!plan.client_service_exposure.empty()) j["clientServiceExposure"] = plan.client_service_exposure;
   if (plan.action != ClusterAction::Adopt) return j;
   ojson objects = ojson::array();
   if (plan.root_secret) objects.push_back(*plan.root_secret);

@@ -36,6 +36,11 @@ struct ClusterPlan {
   bool live_auth = false;         // auth is on in etcd: the auth step disables it
   bool spec_auth = false;         // spec.auth produced: root is replaced (E2)
   bool resume = false;            // an earlier run's objects exist (N7)
+  bool legacy_pdb = false;        // spec.podDisruptionBudgetTemplate: the legacy operator made a PDB <c>
+  // How the legacy client Service is reached from outside ("" when it is a
+  // plain ClusterIP Service): replaced with --replace-client-service when it
+  // is named <c> (W21), kept as it is otherwise (N14).
+  std::string client_service_exposure;
 
   nlohmann::ordered_json cluster;         // the new EtcdCluster, without status
   nlohmann::ordered_json cluster_status;  // §8.3

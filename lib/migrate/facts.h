@@ -49,6 +49,8 @@ struct ClusterFacts {
   std::map<std::string, nlohmann::json> new_members;
   // The Service named <c> when it exists (E1).
   std::optional<nlohmann::json> service_c;
+  // The legacy client Service <cs> when it is not named <c> and exists.
+  std::optional<nlohmann::json> service_cs;
   // --auth-secret N: whether N exists with a non-empty password (E2).
   enum class AuthSecret { NotGiven, Usable, Missing, NoPassword };
   AuthSecret auth_secret = AuthSecret::NotGiven;
@@ -63,6 +65,9 @@ struct PlanOptions {
   std::string auth_secret;       // --auth-secret, "" = generate
   bool skip_backup = false;
   bool backup_configured = false;
+  // --replace-client-service: a legacy client Service named <c> that is
+  // reached from outside may be replaced (W21 instead of B20).
+  bool replace_client_service = false;
 };
 
 }  // namespace migrate

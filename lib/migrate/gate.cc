@@ -4,6 +4,7 @@
 
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
+#include "operator/watch.h"
 
 namespace migrate {
 
@@ -81,7 +82,8 @@ bool selector_matches(const json& selector, const json& labels) {
   return any;
 }
 
-cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh) {
+cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh,
+                                          const std::string& scope) {
   GateReport report;
   std::set<std::string> repositories;
   std::set<std::string> seen_pods;
@@ -160,6 +162,12 @@ cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinate
       std::string repo = image_repository(ct.value("image", ""));
       bool operator_image = repositories.count(repo) != 0;
       if (!operator_image) continue;
+      // Another install that watches only other namespaces leaves this
+      // scope alone (docs/operator-contract.md, "Whether the operator is active").
+      if (!scope.empty() && !op::watches(op::watched_namespaces(ct), scope)) {
+        report.notes.push_back("pod " + pod_name(pod) + " runs the operator image but watches only other namespaces");
+        break;
+      }
       report.findings.push_back("pod " + pod_name(pod) + " runs the operator image " + ct.value("image", "") +
                                 ": stop it before adopting");
       break;

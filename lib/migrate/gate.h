@@ -24,9 +24,11 @@ struct GateReport {
 
 // Errors other than "not found" on the Deployments (e.g. 403) are returned;
 // a forbidden cluster-wide pod scan becomes a note instead (the Deployments'
-// own pods are still checked).
+// own pods are still checked). `scope` is the one namespace being adopted
+// ("" = all): a pod of an operator image elsewhere whose container watches
+// only other namespaces is then a note, not a finding.
 cli::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy,
-                                          const Coordinates& fresh);
+                                          const Coordinates& fresh, const std::string& scope);
 
 // Whether a Deployment's label selector (matchLabels, matchExpressions)
 // selects a pod with these labels; the gate filters its one cluster-wide pod

@@ -158,6 +158,9 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
   }
   if (const json* c = find_object(inventory.new_clusters, ns, legacy.name)) facts.new_cluster = *c;
   if (const json* s = find_object(inventory.services, ns, legacy.name)) facts.service_c = *s;
+  if (legacy.client_service() != legacy.name) {
+    if (const json* s = find_object(inventory.services, ns, legacy.client_service())) facts.service_cs = *s;
+  }
 
   if (!options.auth_secret.empty()) {
     auto secret = client.get(kube::resources::secrets, ns, options.auth_secret);

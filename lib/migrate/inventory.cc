@@ -107,6 +107,7 @@ cli::Status read_scope(kube::Client& client, Inventory& inv, std::string& warnin
       for (const auto& h : *hooks) {
         if (names_legacy_group(h)) {
           inv.legacy_webhooks.push_back(r->plural + "/" + op::string_at(item, "/metadata/name"));
+          inv.legacy_webhook_objects.push_back(item);
           break;
         }
       }

@@ -27,6 +27,7 @@ struct Inventory {
   std::vector<nlohmann::json> services;
   // "mutatingwebhookconfigurations/<name>" of webhooks on group etcd.aenix.io (D18, E25).
   std::vector<std::string> legacy_webhooks;
+  std::vector<nlohmann::json> legacy_webhook_objects;  // the same configurations, in the same order
 
   bool empty() const { return clusters.empty() && backups.empty() && schedules.empty(); }
 };

@@ -56,10 +56,19 @@ void cluster_steps(std::ostringstream& out, const ClusterPlan& p) {
   out << "    " << ++n << ". owner-reference Service " << p.headless_service << " to the adopted members\n";
   out << "    " << ++n << ". orphan-delete StatefulSet " << c
       << ", then re-own and label each member's pod and PVC (once the delete is accepted)\n";
-  out << "    " << ++n << ". delete the StatefulSet's ControllerRevisions, ConfigMap " << op::legacy_cluster_state_configmap(c)
-      << " and PodDisruptionBudget " << c << "\n";
-  if (p.client_service == c) {
+  // The legacy operator made a PDB only for a podDisruptionBudgetTemplate.
+  out << "    " << ++n << ". delete the StatefulSet's ControllerRevisions" << (p.legacy_pdb ? ", " : " and ")
+      << "ConfigMap " << op::legacy_cluster_state_configmap(c)
+      << (p.legacy_pdb ? " and PodDisruptionBudget " + c : std::string()) << "\n";
+  if (p.client_service == c && !p.client_service_exposure.empty()) {
+    out << "    " << ++n << ". replace the client Service " << c << ", " << p.client_service_exposure
+        << ", with the native headless Service of the same name: its external address is released "
+           "(--replace-client-service)\n";
+  } else if (p.client_service == c) {
     out << "    " << ++n << ". replace the client Service " << c << " with the native headless Service of the same name\n";
+  } else if (!p.client_service_exposure.empty()) {
+    out << "    " << ++n << ". make sure the native headless Service " << c << " exists; Service " << p.client_service
+        << ", " << p.client_service_exposure << ", is kept as it is and owned by the new EtcdCluster\n";
   } else {
     out << "    " << ++n << ". make sure the native headless Service " << c << " exists; Service " << p.client_service
         << " keeps serving, owned by the new EtcdCluster\n";
@@ -76,33 +85,40 @@ std::string crd_notice() {
          std::string(op::kLegacyGroup) + " etcdbackupschedules." + std::string(op::kLegacyGroup) + "\n";
 }
 
+std::vector<std::string> gate_lines(const AdoptionPlan& plan) {
+  std::vector<std::string> out;
+  if (plan.gate.skipped) {
+    out.push_back("controller check skipped (--skip-controller-check)");
+  } else if (plan.gate.quiet()) {
+    std::string line = "controller check: both operators are down (" + plan.legacy_controller;
+    if (plan.new_controller != plan.legacy_controller) line += ", " + plan.new_controller;
+    out.push_back(line + ")");
+  } else {
+    out.push_back("controller check: the operators are NOT down (see W19); a dry-run goes on, --apply refuses");
+  }
+  for (const auto& n : plan.gate.notes) out.push_back("  " + n);
+  return out;
+}
+
+std::string discovery_line(const AdoptionPlan& plan) {
+  return "found " + std::to_string(plan.found_clusters) + " EtcdCluster(s), " + std::to_string(plan.found_backups) +
+         " EtcdBackup(s), " + std::to_string(plan.found_schedules) + " EtcdBackupSchedule(s)" +
+         (plan.scope.empty() ? std::string(" in all namespaces") : " in namespace " + plan.scope);
+}
+
+std::string inspection_line(const InspectionLine& l) {
+  return "inspected " + l.ns + "/" + l.name + ": cluster " + l.cluster_id + ", " + std::to_string(l.members) +
+         " member" + (l.members == 1 ? "" : "s") + ", auth " + (l.live_auth ? "on" : "off");
+}
+
 std::string plan_text(const AdoptionPlan& plan) {
   std::ostringstream out;
-  if (plan.gate.skipped) {
-    out << "controller check skipped (--skip-controller-check)\n";
-  } else if (plan.gate.quiet()) {
-    out << "controller check: both operators are down (" << plan.legacy_controller;
-    if (plan.new_controller != plan.legacy_controller) out << ", " << plan.new_controller;
-    out << ")\n";
-  } else {
-    out << "controller check: the operators are NOT down (see W19); a dry-run goes on, --apply refuses\n";
-  }
-  for (const auto& n : plan.gate.notes) out << "  " << n << "\n";
   if (plan.nothing_to_migrate()) {
     out << "nothing to migrate: no legacy EtcdClusters, EtcdBackups or EtcdBackupSchedules"
         << (plan.scope.empty() ? std::string(" in any namespace") : " in namespace " + plan.scope) << "\n\n"
         << crd_notice();
     return out.str();
   }
-  out << "found " << plan.found_clusters << " EtcdCluster(s), " << plan.found_backups << " EtcdBackup(s), "
-      << plan.found_schedules << " EtcdBackupSchedule(s)"
-      << (plan.scope.empty() ? std::string(" in all namespaces") : " in namespace " + plan.scope) << "\n";
-  for (const auto& l : plan.inspected) {
-    if (!l.ok) continue;
-    out << "inspected " << l.ns << "/" << l.name << ": cluster " << l.cluster_id << ", " << l.members << " member"
-        << (l.members == 1 ? "" : "s") << ", auth " << (l.live_auth ? "on" : "off") << "\n";
-  }
-  out << "\n";
 
   for (const auto& p : plan.clusters) {
     out << "EtcdCluster " << p.ns << "/" << p.name << ": " << action_name(p.action) << "\n";

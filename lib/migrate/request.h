@@ -39,6 +39,7 @@ struct AdoptRequest {
   std::string pvc_claim, pvc_subpath;
   bool convert_completed_backups = false;
   bool remove_legacy_webhooks = false;
+  bool replace_client_service = false;  // accept replacing an externally reached client Service <c> (W21)
   std::string schedule_image;
 };
 

@@ -9,6 +9,7 @@
 
 #include "operator/names.h"
 #include "operator/quantity.h"
+#include "operator/release_owner.h"
 
 namespace migrate {
 
@@ -144,14 +145,28 @@ ojson canonical_resources(const json& resources) {
   return out;
 }
 
-void translate_pod_template(const op::LegacyCluster& legacy, SpecTranslation& t) {
+// Returns Helm's and Flux's marks found in the pod template's metadata:
+// they are not carried into additionalMetadata (the operator would put them
+// on its objects, and Helm would then take those for its own).
+std::vector<std::string> translate_pod_template(const op::LegacyCluster& legacy, SpecTranslation& t) {
   const json& spec = legacy.spec;
   std::vector<std::string> dropped;
+  std::vector<std::string> release_marks;
 
   ojson meta = ojson::object();
   for (const char* key : {"labels", "annotations"}) {
     const json* m = op::find_at(spec, (std::string("/podTemplate/metadata/") + key).c_str());
-    if (m != nullptr && m->is_object() && !m->empty()) meta[key] = *m;
+    if (m == nullptr || !m->is_object() || m->empty()) continue;
+    ojson kept = ojson::object();
+    for (auto it = m->begin(); it != m->end(); ++it) {
+      std::string value = it->is_string() ? it->get<std::string>() : std::string();
+      if (op::is_release_mark(it.key(), value)) {
+        release_marks.push_back(it.key());
+      } else {
+        kept[it.key()] = *it;
+      }
+    }
+    if (!kept.empty()) meta[key] = kept;
   }
   if (!meta.empty()) t.spec["additionalMetadata"] = meta;
 
@@ -202,6 +217,35 @@ void translate_pod_template(const op::LegacyCluster& legacy, SpecTranslation& t)
     for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
     add(t, "W3", "podTemplate items the new operator does not take are dropped: " + list);
   }
+  return release_marks;
+}
+
+// A chart renders the legacy EtcdCluster (docs/adoption-verdicts.md, W22):
+// after the adoption the next helm upgrade or Flux reconcile creates it again.
+void translate_release_owner(const op::LegacyCluster& legacy, const std::vector<std::string>& pod_marks,
+                             SpecTranslation& t) {
+  json object = {{"metadata", legacy.metadata}};
+  auto owner = op::release_owner(object);
+  if (!owner && pod_marks.empty()) return;
+  std::string dropped;
+  for (const auto& k : pod_marks) dropped += (dropped.empty() ? "" : ", ") + k;
+  if (!owner) {
+    add(t, "W22", "the podTemplate's metadata carries Helm or Flux ownership marks (" + dropped +
+                      "): they are not carried into spec.additionalMetadata, so no object of the new operator "
+                      "carries them (Helm would take it for its own)");
+    return;
+  }
+  std::string fix = owner->flux() ? "suspend the HelmRelease (flux suspend helmrelease -n " + owner->flux_namespace + " " +
+                                        owner->flux_name + ")"
+                                  : "stop upgrading the release";
+  add(t, "W22", "the legacy EtcdCluster is rendered by " + owner->describe() +
+                    ": after the adoption the chart still renders it, so the next " +
+                    (owner->flux() ? "Flux reconcile" : "helm upgrade") +
+                    " creates it again beside the adopted cluster; " + fix +
+                    " or move the chart to the " + std::string(op::kApiVersion) +
+                    " API before or right after adopting. The new objects get none of Helm's or Flux's ownership "
+                    "labels and annotations (Helm would take them for its own)" +
+                    (dropped.empty() ? std::string() : "; dropped from the podTemplate's metadata: " + dropped));
 }
 
 void translate_options(const op::LegacyCluster& legacy, long long storage_bytes, SpecTranslation& t) {
@@ -301,7 +345,8 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
         t.annotations[std::string(op::kAnnPeerAutoTls)] = "true";
         member_tls["peerAutoTLS"] = true;
         t.verdicts.push_back(
-            {"S1", "the cluster runs peer auto-TLS (member " + m->name + " advertises " + m->peer_url +
+            {"S1", "the cluster runs peer auto-TLS (member " + (m->name.empty() ? m->id : m->name) + " advertises " +
+                       m->peer_url +
                        "): it is carried forward through the annotation " + std::string(op::kAnnPeerAutoTls) +
                        " so new members can still peer; the peer plane is encrypted but unauthenticated (anything "
                        "reaching port 2380 can join); moving to real mTLS later (spec.tls.peer.secretRef or "
@@ -361,10 +406,11 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
   std::string version = translate_version(legacy, options, t);
   if (!version.empty()) t.spec["version"] = version;
   long long bytes = translate_storage(legacy, t);
-  translate_pod_template(legacy, t);
+  std::vector<std::string> release_marks = translate_pod_template(legacy, t);
   translate_options(legacy, bytes, t);
   translate_tls(legacy, members, t);
   translate_auth(legacy, facts, options, t);
+  translate_release_owner(legacy, release_marks, t);
 
   if (op::find_at(spec, "/serviceTemplate") != nullptr) {
     add(t, "W4", "spec.serviceTemplate is dropped: the operator owns the client Service, named " +
@@ -382,11 +428,15 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
     add(t, "W14", "spec.bootstrap.restore is dropped: it only applied when the legacy cluster was created, and an "
                   "adopted cluster never bootstraps");
   }
+  // Learners are not members the legacy spec counts (they block the plan, B9).
+  long long voters = std::count_if(members.begin(), members.end(), [](const LiveMember& m) { return !m.is_learner; });
+  long long learners = static_cast<long long>(members.size()) - voters;
   if (const json* r = op::find_at(spec, "/replicas"); r != nullptr && r->is_number_integer() &&
-                                                      !facts.inspect_error &&
-                                                      r->get<long long>() != static_cast<long long>(members.size())) {
+                                                      !facts.inspect_error && r->get<long long>() != voters) {
     add(t, "W15", "legacy spec.replicas is " + std::to_string(r->get<long long>()) + " but etcd has " +
-                      std::to_string(members.size()) + " members; adopting with the live count");
+                      std::to_string(voters) + " voting member" + (voters == 1 ? "" : "s") +
+                      (learners > 0 ? " (and " + std::to_string(learners) + " learner" + (learners == 1 ? "" : "s") + ")" : "") +
+                      "; adopting with the live count");
   }
   return t;
 }

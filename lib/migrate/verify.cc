@@ -1,17 +1,24 @@
 #include "migrate/verify.h"
 
+#include <algorithm>
+#include <ctime>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "admin/target.h"
+#include "cli/render.h"
+#include "cli/rfc3339.h"
 #include "etcd/client.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
 #include "migrate/inspect.h"
+#include "migrate/legacy_webhooks.h"
 #include "operator/legacy_cluster.h"
 #include "operator/meta.h"
 #include "operator/names.h"
+#include "operator/release_owner.h"
 #include "operator/resources.h"
 
 namespace migrate {
@@ -45,10 +52,37 @@ const json* by_name(const json& list, const std::string& name) {
   return nullptr;
 }
 
+// The webhook configurations of the API server, read once per run and only
+// when an adopted legacy EtcdCluster is still Terminating.
+class Webhooks {
+ public:
+  explicit Webhooks(kube::Client& k) : k_(k) {}
+  const std::vector<std::pair<std::string, json>>& configs() {
+    if (loaded_) return configs_;
+    loaded_ = true;
+    for (const kube::Resource* r : {&op::resources::mutating_webhooks, &op::resources::validating_webhooks}) {
+      auto list = k_.list_all(*r, "");
+      if (!list) {
+        error_ = "cannot list " + r->plural + ": " + list.error().one_line();
+        continue;
+      }
+      for (const auto& item : (*list)["items"]) configs_.emplace_back(r->plural + "/" + op::string_at(item, "/metadata/name"), item);
+    }
+    return configs_;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  kube::Client& k_;
+  bool loaded_ = false;
+  std::vector<std::pair<std::string, json>> configs_;
+  std::string error_;
+};
+
 class Verifier {
  public:
-  Verifier(kube::Client& k, const json& cluster, const VerifyRequest& request)
-      : k_(k), cluster_(cluster), request_(request) {
+  Verifier(kube::Client& k, const json& cluster, const VerifyRequest& request, Webhooks& webhooks)
+      : k_(k), cluster_(cluster), request_(request), webhooks_(webhooks) {
     v_.ns = op::string_at(cluster, "/metadata/namespace");
     v_.name = op::string_at(cluster, "/metadata/name");
     facts_ = json::parse(op::annotation(cluster, op::kAnnAdoption), nullptr, false);
@@ -114,10 +148,30 @@ class Verifier {
     }
     bool terminating = op::find_at(*l, "/metadata/deletionTimestamp") != nullptr;
     bool same = op::string_at(*l, "/metadata/uid") == marker;
-    add("LEGACY", terminating && same,
-        terminating && same ? "the legacy EtcdCluster is Terminating (it goes once the legacy webhooks are removed)"
-                            : "the legacy EtcdCluster " + std::string(same ? "is not deleted: the adoption is unfinished, re-run adopt --apply"
-                                                                        : "is not the one this cluster was adopted from"));
+    const std::string object = "etcdclusters." + std::string(op::kLegacyGroup) + " " + v_.name;
+    if (same && terminating) {
+      add("LEGACY", true, terminating_detail(*l, object));
+    } else if (same) {
+      add("LEGACY", false, "the legacy EtcdCluster is not deleted: the adoption is unfinished, re-run adopt --apply");
+    } else {
+      // Someone created it again after the adoption: typically the chart that
+      // rendered it (docs/adoption-verdicts.md, W22).
+      std::string detail = "a legacy EtcdCluster " + v_.ns + "/" + v_.name + " was created again after the adoption (uid " +
+                           op::string_at(*l, "/metadata/uid") + ", created " +
+                           op::string_at(*l, "/metadata/creationTimestamp") + ")";
+      if (auto owner = op::release_owner(*l)) {
+        detail += " by " + owner->describe() + ": " +
+                  (owner->flux() ? "suspend the HelmRelease (flux suspend helmrelease -n " + owner->flux_namespace + " " +
+                                       owner->flux_name + ")"
+                                 : "stop upgrading the release") +
+                  " or move the chart to the " + std::string(op::kApiVersion) + " API, then";
+      } else {
+        detail += ":";
+      }
+      detail += " delete it (kubectl -n " + v_.ns + " delete " + object + "); a legacy operator started again would "
+                "run a StatefulSet beside the adopted pods";
+      add("LEGACY", false, detail);
+    }
   }
 
   // The adoption goes on once the StatefulSet's orphan delete is accepted;
@@ -143,6 +197,37 @@ class Verifier {
 
   static constexpr std::chrono::milliseconds kStatefulSetWait{120000};
 
+
+  // How long the adopted legacy EtcdCluster has been Terminating, what keeps
+  // it, and how the wait ends (docs/adoption-runbook.md, "Legacy webhooks").
+  std::string terminating_detail(const json& l, const std::string& object) {
+    const std::string since = op::string_at(l, "/metadata/deletionTimestamp");
+    auto t = cli::parse_rfc3339_seconds(since);
+    std::string detail = "the legacy EtcdCluster is Terminating";
+    if (t) {
+      long long seconds = std::max<long long>(0, static_cast<long long>(std::time(nullptr) - *t));
+      v_.legacy_terminating_since = since;
+      v_.legacy_terminating_seconds = seconds;
+      detail = "the legacy EtcdCluster has been Terminating for " + cli::human_age(std::chrono::seconds(seconds)) +
+               " (since " + since + ")";
+    }
+    std::string hooks;
+    for (const auto& [name, config] : webhooks_.configs()) {
+      if (webhook_covers(config, l)) hooks += " " + name;
+    }
+    const std::string drop = "kubectl -n " + v_.ns + " patch " + object +
+                             " --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'";
+    if (!hooks.empty()) {
+      return detail + ": the legacy webhook configurations" + hooks +
+             " refuse the garbage collector's removal of its orphan finalizer; delete them (kubectl delete" + hooks +
+             ") once every legacy EtcdCluster they cover is adopted, then the collector finishes on its next retry "
+             "(its backoff reaches about 17 minutes); to end the wait at once after that: " + drop;
+    }
+    return detail + (webhooks_.error().empty() ? ": no legacy webhook refuses the garbage collector any more"
+                                              : " (" + webhooks_.error() + ")") +
+           "; it goes on the collector's next retry (its backoff reaches about 17 minutes after repeated refusals); "
+           "to end the wait at once: " + drop;
+  }
   void identity(const etcd::MemberList& list) {
     std::string live = etcd::format_member_id(list.header.cluster_id);
     std::string status = op::string_at(cluster_, "/status/clusterID");
@@ -310,6 +395,7 @@ class Verifier {
   kube::Client& k_;
   json cluster_;
   const VerifyRequest& request_;
+  Webhooks& webhooks_;
   json facts_;
   ClusterVerification v_;
   admin::Target target_;
@@ -343,7 +429,8 @@ cli::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyRequ
                            {}, "give -n NAMESPACE");
   }
   VerifyReport report;
-  for (const auto& c : adopted) report.clusters.push_back(Verifier(client, c, request).run());
+  Webhooks webhooks(client);
+  for (const auto& c : adopted) report.clusters.push_back(Verifier(client, c, request, webhooks).run());
   return report;
 }
 
@@ -354,7 +441,11 @@ ojson to_json(const VerifyReport& report) {
     for (const auto& k : c.checks) checks.push_back({{"code", k.code}, {"ok", k.ok}, {"detail", k.detail}});
     ojson findings = ojson::array();
     for (const auto& f : c.findings) findings.push_back(admin::finding_json(f));
-    clusters.push_back({{"namespace", c.ns}, {"name", c.name}, {"ok", c.ok()}, {"checks", checks}, {"findings", findings}});
+    ojson j = {{"namespace", c.ns}, {"name", c.name}, {"ok", c.ok()}, {"checks", checks}, {"findings", findings}};
+    if (!c.legacy_terminating_since.empty()) {
+      j["legacyTerminating"] = {{"since", c.legacy_terminating_since}, {"seconds", c.legacy_terminating_seconds}};
+    }
+    clusters.push_back(j);
   }
   return {{"kind", "AdoptionVerification"}, {"ok", report.ok()}, {"clusters", clusters}};
 }

@@ -26,6 +26,10 @@ struct ClusterVerification {
   std::string ns, name;
   std::vector<VerifyCheck> checks;
   std::vector<admin::Finding> findings;
+  // The adopted legacy EtcdCluster's deletionTimestamp while it is still
+  // Terminating, and for how many seconds it has been ("" / -1 otherwise).
+  std::string legacy_terminating_since;
+  long long legacy_terminating_seconds = -1;
   bool ok() const;
 };
 

@@ -30,6 +30,10 @@ std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
   return cat({c, "-", buf});
 }
+std::string future_member_dns(std::string_view c, std::string_view ns) {
+  return member_dns(cat({c, "-00000"}), c, ns);
+}
+
 std::string service_dns(std::string_view service, std::string_view ns) { return cat({service, ".", ns, ".svc"}); }
 
 nlohmann::ordered_json legacy_labels(std::string_view c) {

@@ -37,6 +37,8 @@ inline constexpr std::string_view kLabelComponent = "app.kubernetes.io/component
 inline constexpr std::string_view kLabelCluster = "etcd-operator.cozystack.io/cluster";
 inline constexpr std::string_view kLabelRole = "etcd-operator.cozystack.io/role";
 inline constexpr std::string_view kRoleVoter = "voter";
+// The label the API server puts on every namespace, its name as the value.
+inline constexpr std::string_view kLabelNamespaceName = "kubernetes.io/metadata.name";
 
 // --- annotations and finalizers -----------------------------------------------
 inline constexpr std::string_view kReservedPrefix = "etcd-operator.cozystack.io/";
@@ -79,6 +81,11 @@ std::string native_client_service(std::string_view c);      // <c>-client
 std::string legacy_cluster_state_configmap(std::string_view c);  // <c>-cluster-state
 // <pod>.<svc>.<ns>.svc
 std::string member_dns(std::string_view pod, std::string_view service, std::string_view ns);
+// A host name of the shape the operator gives members it creates later
+// (<c>-<5 characters>.<c>.<ns>.svc). Its suffix uses characters that
+// generateName never picks, so only a wildcard name can cover it: what a
+// certificate must list for the cluster to grow.
+std::string future_member_dns(std::string_view c, std::string_view ns);
 std::string service_dns(std::string_view service, std::string_view ns);  // <svc>.<ns>.svc
 std::string snapshotter_name(std::string_view schedule);   // <schedule>-snapshotter (§9.7)
 // The name of the legacy StatefulSet's etcd member pods: <c>-<ordinal>.

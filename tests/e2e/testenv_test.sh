@@ -10,7 +10,10 @@
 # legacy webhooks refuse an UPDATE of a legacy EtcdCluster at once; the
 # garbage collector deletes a dependent after its owner (background) and
 # strips the reference on an Orphan delete; the S3 server stores and returns
-# an object under a correctly signed request and refuses a wrong secret.
+# an object under a correctly signed request and refuses a wrong secret;
+# fixtures sharing operator coordinates count their users: a `down` removes
+# only what no other fixture uses, and an `up` waits for a namespace still
+# terminating.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -184,6 +187,42 @@ else
     fail "Orphan delete: dependent refs '$refs'"
 fi
 k delete namespace "$ns" --wait=false >/dev/null
+
+say "legacy fixtures sharing operator coordinates: down removes only what no other fixture uses"
+ons="e2e-testenv-shared-$sfx-op"
+fx() { # NAME: the fixture directory of namespace e2e-testenv-s<NAME>-$sfx
+    printf '%s/fixtures/e2e-testenv-s%s-%s.etcd' "$TESTENV_DIR" "$1" "$sfx"
+}
+fx_up() { # NAME
+    local d; d=$(fx "$1"); fixtures+=("$d")
+    "$testenv/legacy-fixture" up --name etcd --namespace "e2e-testenv-s$1-$sfx" --replicas 1 \
+        --operator-namespace "$ons" --dir "$d" >/dev/null
+}
+fx_down() { "$testenv/legacy-fixture" down --dir "$(fx "$1")" >/dev/null 2>&1; }
+ns_phase() { k get namespace "$1" -o 'jsonpath={.status.phase}' 2>/dev/null || echo gone; }
+fx_up a && fx_up b && ok "two fixtures share the operator namespace $ons" || fail "fixtures a, b up"
+# As --remove-legacy-webhooks leaves it: the webhook configurations are gone,
+# so they no longer tell which fixtures still use the coordinates.
+k delete "mutatingwebhookconfiguration/$ons-etcd-operator-mutating-webhook-configuration" \
+    "validatingwebhookconfiguration/$ons-etcd-operator-validating-webhook-configuration" >/dev/null
+fx_down a
+phase=$(ns_phase "$ons")
+[[ $phase == Active ]] && ok "down of the first fixture keeps the shared namespace (Active)" ||
+    fail "down of the first fixture left $ons $phase"
+k -n "$ons" get deployment etcd-operator-controller-manager >/dev/null 2>&1 &&
+    ok "... and the legacy operator Deployment in it" || fail "the shared legacy operator Deployment is gone"
+fx_up c && ok "the next fixture with the same coordinates comes up at once" || fail "fixture c up"
+fx_down b
+fx_down c
+phase=$(ns_phase "$ons")
+[[ $phase != Active ]] && ok "down of the last user deletes the namespace a fixture created ($phase)" ||
+    fail "$ons still Active after its last fixture went"
+if fx_up d; then
+    ok "a fixture coming up while that namespace terminates waits for it and makes it again"
+else
+    fail "fixture d up while $ons terminates"
+fi
+fx_down d
 
 if [[ $fails -gt 0 ]]; then
     say "$fails check(s) failed"

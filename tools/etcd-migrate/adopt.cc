@@ -165,6 +165,10 @@ void setup_adopt_command(CLI::App& sub, cli::Action& action, cli::Program& progr
 
   auto* tr = "Translation";
   sub.add_option("--version", r.version, "etcd version X.Y.Z for every cluster instead of the image tag")->group(tr);
+  sub.add_flag("--replace-client-service", r.replace_client_service,
+               "Replace a legacy client Service named after the cluster although it is reached from outside "
+               "(LoadBalancer, NodePort, external IPs): its external address is released")
+      ->group(tr);
   sub.add_option("--auth-secret", r.auth_secret,
                  "Existing basic-auth Secret (same name in each namespace) for clusters with auth; default: "
                  "generate <cluster>-root-credentials")

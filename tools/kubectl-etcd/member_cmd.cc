@@ -33,12 +33,14 @@ void add_mutation_flags(CLI::App& sub, MemberOpts& o) {
                "With --break-glass: go on although the operator looks active (expert)");
   sub.add_flag("-y,--yes", o.yes, "Do not ask for confirmation (required without a terminal)");
   sub.add_flag("--dry-run", o.dry_run, "Print the plan and change nothing (exit 3 when it is refused)");
-  sub.add_option("--timeout", o.timeout, "Budget of the waits (Ready, promotion, operator stop)")->default_str("5m");
+  sub.add_option("--timeout", o.timeout, "Budget of the waits (Ready, promotion, operator stop, --wait)")
+      ->default_str("5m");
 }
 
 int run_member(cli::Program& program, MemberOpts& o) {
   auto timeout = cli::parse_duration(o.timeout);
   if (!timeout) return fail(program, timeout.error());
+  o.request.wait = o.wait;
   o.request.move_leader = !o.no_move_leader;
   if ((o.request.stop_operator || o.request.skip_operator_check) && !o.request.break_glass) {
     return fail(program, cli::make_error(cli::ErrorKind::Usage, "--stop-operator and --skip-operator-check go with --break-glass"));
@@ -112,12 +114,14 @@ int run_member(cli::Program& program, MemberOpts& o) {
 
   admin::ExecOptions eo;
   eo.timeout = *timeout;
-  eo.wait = o.wait;
   eo.progress = note;
   const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
   std::string kill_step = kill_after != nullptr ? kill_after : "";
-  eo.after_step = [&progress, kill_step](const std::string& step) {
-    progress.line("step " + step + " done");
+  // The outcome the step returned, as the summary reports it.
+  eo.step_done = [&progress](const admin::StepResult& r) {
+    progress.line("step " + r.step + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
+  };
+  eo.after_step = [kill_step](const std::string& step) {
     // Test seam for the crash tests: die right after the named step.
     if (!kill_step.empty() && step == kill_step) std::raise(SIGKILL);
   };
@@ -148,12 +152,19 @@ void setup_member_add(CLI::App& sub, cli::Action& action, cli::Program& program)
   auto o = options<MemberOpts>();
   o->request.op = admin::MemberOp::Add;
   add_mutation_flags(sub, *o);
-  sub.add_flag("--wait", o->wait, "Operator-mediated: wait until the operator added and promoted the member");
+  sub.add_flag("--wait", o->wait,
+               "Operator-mediated: wait (up to --timeout) until the operator added the member, promoted it and "
+               "reports every member a Ready voter (break-glass always waits)");
   sub.add_flag("--no-promote", o->request.no_promote, "Break-glass: leave the learner for the operator to promote");
-  sub.add_flag("--force", o->request.force, "Add although spec.replicas differs from status.observed.replicas");
-  sub.footer("Always adds a learner. With the operator active: +1 on spec.replicas. With --break-glass: the\n"
-             "EtcdMember, MemberAddAsLearner, its PVC and Pod, then the promotion once it is in sync.\n"
-             "A re-run after a stop finishes the add in progress. Exit 3 refused, 4 timed out (re-run resumes).");
+  sub.add_flag("--force", o->request.force,
+               "Add although spec.replicas differs from status.observed.replicas, fewer EtcdMembers run than "
+               "observed (the operator still converging), or the TLS certificates do not cover the name of a new "
+               "member");
+  sub.footer("Always adds a learner. With the operator active: +1 on spec.replicas; with --wait, progress on\n"
+             "stderr until the operator's new member is a Ready voter. With --break-glass: the EtcdMember,\n"
+             "MemberAddAsLearner, its PVC and Pod, then the promotion once it is in sync; a re-run after a\n"
+             "stop finishes the add in progress. Exit 3 refused, 4 timed out (break-glass: a re-run resumes;\n"
+             "operator-mediated: the operator goes on by itself, and a re-run would add one member more).");
   sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
 }
 
@@ -175,13 +186,18 @@ void add_remove_flags(CLI::App& sub, MemberOpts& o) {
   sub.add_flag("--no-move-leader", o.no_move_leader, "Refuse instead of moving leadership away from the target");
   sub.add_flag("--force-delete-pod", o.request.force_delete_pod,
                "Once etcd no longer lists the member, delete its Pod with grace 0 if its Node is NotReady or gone");
+  sub.add_flag("--wait", o.wait,
+               "Operator-mediated: wait (up to --timeout) until etcd no longer lists the member and the operator "
+               "filled the gap with a Ready voter (break-glass steps wait anyway)");
 }
 
 const char* const kRemoveFooter =
     "Targets: a member with an EtcdMember, an etcd member without one (stray voter, orphan learner),\n"
     "an EtcdMember etcd does not know (ghost). Refused when the voters left would lose quorum, for\n"
     "the last member, and while another change is in flight. A re-run finishes a stopped removal;\n"
-    "with --force-delete-pod also one whose Pod is stuck Terminating on a lost Node.";
+    "with --force-delete-pod also one whose Pod is stuck Terminating on a lost Node. With the operator\n"
+    "active the EtcdMember is deleted and the operator's finalizer removes the member and fills the\n"
+    "gap; --wait shows that on stderr and exits 4 when --timeout passes first.";
 
 void setup_member_remove(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto o = options<MemberOpts>();
@@ -252,7 +268,9 @@ void setup_member_replace(CLI::App& sub, cli::Action& action, cli::Program& prog
   o->request.op = admin::MemberOp::Replace;
   add_mutation_flags(sub, *o);
   sub.add_option("member", o->request.target, "EtcdMember name of the member to replace")->required();
-  sub.add_flag("--wait", o->wait, "Operator-mediated: wait until the operator's new member is Ready");
+  sub.add_flag("--wait", o->wait,
+               "Operator-mediated: wait (up to --timeout) until the member is gone and the operator's new member "
+               "is a Ready voter");
   sub.footer("Remove first, then add a learner in the gap and promote it (removing first keeps fault\n"
              "tolerance). With the operator active: delete the EtcdMember; the operator fills the gap.");
   sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });

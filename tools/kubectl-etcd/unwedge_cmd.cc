@@ -103,7 +103,9 @@ void setup_member_unwedge(CLI::App& sub, cli::Action& action, cli::Program& prog
              "  an orphan learner (no EtcdMember, or one not pending without a Pod): MemberRemove it;\n"
              "  with --expire-deadline, a progressDeadline still ahead: set it in the past.\n"
              "Reports without fixing: Available=False/DeadlineExceeded with spec equal to observed (edit the\n"
-             "spec), and a member not Ready on a NotReady or gone Node (`member replace`).\n"
+             "spec), a member not Ready on a NotReady or gone Node (`member replace`), and a voter that does\n"
+             "not answer on a Ready Node while a spec change or a gap waits for it (`member roll` or\n"
+             "`member replace`: the operator adds no member until every member is Ready).\n"
              "Every fix reads the state again first, so a re-run is safe. Exit 0 nothing left, 3 only\n"
              "symptoms this command does not fix (or refused), 5 fixed some and others are left.");
   sub.callback([&action, &program, o] { action = [&program, o] { return run_unwedge(program, *o); }; });

@@ -107,7 +107,12 @@ TEST_CASE("check: an operator that does not run is a finding; one that runs is n
   auto doc = parse(r);
   REQUIRE(doc["findings"].size() == 1);
   CHECK(doc["findings"][0]["code"] == "OPERATOR_INACTIVE");
-  CHECK(doc["findings"][0]["message"].get<std::string>().find("no ready operator replica") != std::string::npos);
+  const std::string message = doc["findings"][0]["message"];
+  CHECK(message.find("no ready operator replica") != std::string::npos);
+  // It says where it looked, so a user whose operator runs elsewhere can point it there.
+  CHECK(message.find("looked at Deployment " + c.ns() + "/etcd-operator and Lease " + c.ns() +
+                     "/aa20b3a9.etcd-operator.cozystack.io") != std::string::npos);
+  CHECK(message.find("--operator NS/NAME") != std::string::npos);
   // Ready replicas count as running too.
   c.kubectl({"patch", "deployment", "etcd-operator", "--subresource=status", "--type=merge", "-p",
              R"({"status":{"replicas":1,"readyReplicas":1}})"});

@@ -48,13 +48,25 @@ TEST_CASE("a learner in etcd blocks (B9), and a member never started has no pod 
   e2e::CommandResult add;
   for (int i = 0; i < 60; ++i) {
     add = f.etcdctl({"member", "add", "etcd-3", "--learner", "--peer-urls",
-                     "http://etcd-3.etcd-headless." + ns.name() + ".svc:2380"});
+                     "https://etcd-3.etcd-headless." + ns.name() + ".svc:2380"});
     if (add.rc == 0 || add.err.find("unhealthy cluster") == std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   REQUIRE_MESSAGE(add.rc == 0, add.err);
+  // "Member <hex> added to cluster <hex>": etcd knows it by ID only until it starts.
+  std::string hex = add.out.substr(add.out.find("Member ") + 7);
+  hex = hex.substr(0, hex.find(' '));
+  const std::string id = std::string(16 - hex.size(), '0') + hex;
   json plan = blocked_plan(f, {"B9", "B10"});
-  CHECK(message_of(plan, "B9").find("learner") != std::string::npos);
+  const std::string b9 = message_of(plan, "B9");
+  INFO(plan["verdicts"].dump(2));
+  CHECK(b9.find("learner") != std::string::npos);
+  CHECK(b9.find("member " + id + " (no name yet)") != std::string::npos);
+  CHECK(b9.find("member \"\"") == std::string::npos);
+  // Its https peer URL is the first S1 finds: named by its ID too.
+  CHECK(message_of(plan, "S1").find("member " + id + " advertises") != std::string::npos);
+  // spec.replicas 3 and 3 voters: the learner is not counted (W15).
+  CHECK_FALSE(e2e::has_verdict(plan, "W15"));
 }
 
 TEST_CASE("a member pod that is not Ready blocks (B10, D12)") {

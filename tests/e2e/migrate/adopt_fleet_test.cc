@@ -124,15 +124,21 @@ TEST_CASE("a concurrent writer of pod labels: no label lost, the run completes")
   }
 }
 
-TEST_CASE("--remove-legacy-webhooks keeps them while a legacy cluster is left un-adopted (D18, E25)") {
+TEST_CASE("--remove-legacy-webhooks keeps them while a legacy cluster they cover is left un-adopted (D18, E25)") {
   e2e::Namespace a("e2e-fleet-hooks-a");
   e2e::Namespace b("e2e-fleet-hooks-b");
   e2e::LegacyFixture fa(a.name(), "etcd", {"--version", "3.6"});
-  e2e::LegacyFixture fb(b.name(), "etcd", {"--version", "3.6", "--empty-dir"});  // blocked: stays legacy
+  // The same operator coordinates: one pair of webhook configurations covers both namespaces.
+  e2e::LegacyFixture fb(b.name(), "etcd",
+                        {"--version", "3.6", "--empty-dir", "--operator-namespace", a.name() + "-op"});  // blocked: stays legacy
+  REQUIRE(fb.info()["webhooks"] == fa.info()["webhooks"]);
   auto r = e2e::apply(fa, {"--skip-backup", "--remove-legacy-webhooks"});
   INFO(r.out << r.err);
   CHECK(r.rc == 0);
-  CHECK(r.out.find("legacy webhooks: kept: the legacy EtcdCluster") != std::string::npos);
+  CHECK(r.out.find("legacy webhooks: kept: ") != std::string::npos);
+  CHECK(r.out.find("also covers the legacy EtcdCluster " + b.name() + "/etcd, which is not adopted") != std::string::npos);
+  // The adopted one waits behind them, and the result says how to end it.
+  CHECK(r.out.find("legacy EtcdClusters left Terminating: " + a.name() + "/etcd") != std::string::npos);
   const auto& hooks = fa.info()["webhooks"];
   CHECK(e2e::kubectl_result({"get", "mutatingwebhookconfigurations", hooks[0].get<std::string>()}).rc == 0);
 }

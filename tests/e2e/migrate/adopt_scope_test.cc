@@ -66,6 +66,39 @@ TEST_CASE("an operator Deployment not at 0: the dry-run warns (W19, D16) and sti
   CHECK(after == before);
 }
 
+TEST_CASE("a pod of the operator image elsewhere: in the way when it watches this namespace, not when it watches others") {
+  e2e::Namespace ns("e2e-scope-watch");
+  e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5"});
+  const std::string image = e2e::kubectl({"-n", f.new_controller().substr(0, f.new_controller().find('/')), "get",
+                                          "deployment", f.new_controller().substr(f.new_controller().find('/') + 1),
+                                          "-o", "jsonpath={.spec.template.spec.containers[0].image}"});
+  e2e::Namespace other("e2e-scope-other-op");
+  auto operator_pod = [&](const std::string& name, const std::string& watch) {
+    json pod = {{"apiVersion", "v1"}, {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", other.name()}}},
+                // Never scheduled: no kubelet has to finish its deletion.
+                {"spec", {{"containers", {{{"name", "manager"}, {"image", image},
+                                           {"env", {{{"name", "WATCH_NAMESPACE"}, {"value", watch}}}}}}}}}};
+    e2e::kubectl({"create", "-f", "-"}, pod.dump());
+    e2e::kubectl({"-n", other.name(), "patch", "pod", name, "--subresource=status", "--type=merge", "-p",
+                  R"({"status":{"phase":"Running"}})"});
+  };
+  operator_pod("elsewhere", "tenant-x,tenant-y");
+  int rc = -1;
+  json doc = e2e::adopt_plan(f, {}, rc);
+  CHECK(rc == 0);
+  CHECK(doc["gate"]["quiet"] == true);
+  operator_pod("here", "tenant-x," + ns.name());
+  doc = e2e::adopt_plan(f, {}, rc);
+  CHECK(doc["gate"]["quiet"] == false);
+  bool named = false;
+  for (const auto& v : doc["verdicts"]) {
+    if (v["id"] == "W19") named = named || v["message"].get<std::string>().find("/here runs the operator image") != std::string::npos;
+    if (v["id"] == "W19") CHECK(v["message"].get<std::string>().find("/elsewhere") == std::string::npos);
+  }
+  CHECK(named);
+}
+
 TEST_CASE("the legacy webhook configurations are named (N11, D18)") {
   e2e::Namespace ns("e2e-scope-hooks");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.6"});

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,10 @@ namespace e2e {
 
 // The operator Deployment `deployment` (NS/NAME) with the chart's manager
 // container, WATCH_NAMESPACE `watch`, `replicas` replicas, supervised until
-// the object goes.
+// the object goes. `image`: the container's image (default the chart's).
 class Operator {
  public:
-  Operator(std::string deployment, const std::string& watch, int replicas);
+  Operator(std::string deployment, const std::string& watch, int replicas, const std::string& image = {});
   ~Operator();
   Operator(const Operator&) = delete;
   Operator& operator=(const Operator&) = delete;
@@ -52,6 +53,18 @@ class PodRunner {
  private:
   std::string ns_, dir_;
 };
+
+// The operator's ERROR log lines about namespace `ns` since `from` (a byte
+// offset of its log), without those about its own races that it retries as
+// a matter of course (seen on clusters it made itself, with no command of
+// ours involved): optimistic-concurrency conflicts, etcd's "unhealthy
+// cluster" refusals, creating a Pod it had just created, and running the
+// finalizer of a member it had just released (docs/operator-contract.md,
+// "Lines the operator logs about its own races").
+std::vector<std::string> operator_errors(const Operator& op, const std::string& ns, std::size_t from = 0);
+
+// The metadata.name of each object of a list's items.
+std::set<std::string> object_names(const nlohmann::json& items);
 
 // The built kubectl-etcd (KUBECTL_ETCD, set by meson).
 std::string kubectl_etcd_path();

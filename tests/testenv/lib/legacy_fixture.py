@@ -8,7 +8,9 @@ spec/legacy-layout.md. Run through tests/testenv/legacy-fixture.
 import argparse
 import base64
 import copy
+import contextlib
 import datetime
+import fcntl
 import hashlib
 import json
 import os
@@ -75,10 +77,17 @@ def get(kind, name, ns=None):
 
 def ensure(obj):
     """Creates obj unless an object of that kind and name exists; returns
-    (object, created)."""
+    (object, created). An object still Terminating (a namespace the last
+    fixture using it deleted a moment ago) is waited for and created again."""
     ns = obj["metadata"].get("namespace")
-    cur = get(obj["kind"] + "." + obj["apiVersion"].split("/")[0]
-              if "/" in obj["apiVersion"] else obj["kind"], obj["metadata"]["name"], ns)
+    kind = obj["kind"] + "." + obj["apiVersion"].split("/")[0] if "/" in obj["apiVersion"] else obj["kind"]
+    cur = get(kind, obj["metadata"]["name"], ns)
+    deadline = time.time() + 180
+    while cur and cur["metadata"].get("deletionTimestamp"):
+        if time.time() > deadline:
+            raise SystemExit(f"legacy-fixture: {kind} {obj['metadata']['name']} is still Terminating after 180 s")
+        time.sleep(0.5)
+        cur = get(kind, obj["metadata"]["name"], ns)
     if cur:
         return cur, False
     try:
@@ -180,7 +189,8 @@ class Fixture:
         self.template = load_template(a.pod_template) if a.pod_template else None
         self.options = dict(kv.split("=", 1) if "=" in kv else (kv, "") for kv in a.option)
         self.version = a.version or "3.5"
-        self.created = []  # shared objects this fixture created (for down)
+        self.created = []  # shared objects this fixture created
+        self.refs = []     # shared objects this fixture uses: [kind, name, namespace]
 
     # --- the CR ---------------------------------------------------------
     def cr_spec(self):
@@ -207,8 +217,10 @@ class Fixture:
         tmpl.setdefault("metadata", {})
         tmpl.setdefault("spec", {}).setdefault("containers", None)
         spec["podTemplate"] = tmpl
-        if a.client_service:
-            spec["serviceTemplate"] = {"metadata": {"name": self.cs}, "spec": {}}
+        svc_spec = self.client_service_spec_extra()
+        if a.client_service or svc_spec:
+            spec["serviceTemplate"] = {"metadata": {"name": self.cs} if a.client_service else {},
+                                       "spec": svc_spec}
         if a.headless_service:
             spec["headlessServiceTemplate"] = {"metadata": {"name": self.hl}}
         if a.pdb:
@@ -232,6 +244,34 @@ class Fixture:
                 "serverSecret": f"{self.c}-server-tls",
                 "clientTrustedCASecret": f"{self.c}-ca-tls",
                 "clientSecret": f"{self.c}-client-tls"}}
+        return spec
+
+    def client_service_spec_extra(self):
+        """What serviceTemplate.spec adds to the client Service (--client-service-*)."""
+        a, extra = self.a, {}
+        if a.client_service_type:
+            extra["type"] = a.client_service_type
+        if a.client_service_class:
+            extra["loadBalancerClass"] = a.client_service_class
+        if a.client_service_external_ip:
+            extra["externalIPs"] = list(a.client_service_external_ip)
+        if a.client_service_port:
+            extra["ports"] = [{"name": n, "port": int(p), "targetPort": int(p), "protocol": "TCP"}
+                              for n, p in (kv.split("=", 1) for kv in a.client_service_port)]
+        return extra
+
+    def client_service_spec(self, labels):
+        # The legacy operator's client Service with serviceTemplate.spec
+        # strategic-merged onto it (ports by port number).
+        spec = {"type": "ClusterIP",
+                "ports": [{"name": "client", "port": 2379, "targetPort": 2379, "protocol": "TCP"},
+                          {"name": "metrics", "port": 2381, "targetPort": 2381, "protocol": "TCP"}],
+                "selector": dict(labels)}
+        extra = self.client_service_spec_extra()
+        ports = extra.pop("ports", [])
+        spec.update(extra)
+        for p in ports:
+            spec["ports"] = [q for q in spec["ports"] if q["port"] != p["port"]] + [p]
         return spec
 
     def quota(self):
@@ -333,10 +373,12 @@ class Fixture:
                 cmd += ["--host", h]
         if a.tls:
             cmd.append("--tls")
-            for s in dict.fromkeys([f"*.{self.hl}.{self.ns}.svc", f"*.{self.c}.{self.ns}.svc",
-                                    f"%s.{self.c}.{self.ns}.svc",
-                                    f"{self.cs}.{self.ns}.svc", f"{self.c}.{self.ns}.svc",
-                                    f"{self.cs}.{self.ns}.svc.cluster.local"]):
+            # --exact-sans: only today's members' names, as certificates made
+            # by hand for a fixed set of pods often are (no wildcard).
+            wild = [] if a.exact_sans else [f"*.{self.hl}.{self.ns}.svc", f"*.{self.c}.{self.ns}.svc"]
+            for s in dict.fromkeys(wild + [f"%s.{self.c}.{self.ns}.svc",
+                                           f"{self.cs}.{self.ns}.svc", f"{self.c}.{self.ns}.svc",
+                                           f"{self.cs}.{self.ns}.svc.cluster.local"]):
                 cmd += ["--san", s]
         else:
             cmd.append("--peer-auto-tls")
@@ -353,13 +395,22 @@ class Fixture:
             self.cluster = json.load(f)
         self.ips = {m["name"]: m["ip"] for m in self.cluster["members"]}
 
+    def share(self, obj):
+        """ensure() for an object other fixtures may use too: registered as
+        one of its users (under the registry's lock, held by the caller)."""
+        o, made = ensure(obj)
+        md = obj["metadata"]
+        ref = [obj["kind"].lower(), md["name"], md.get("namespace", "")]
+        ref_add(ref_key(*ref), ref_user(self.dir), made)
+        self.refs.append(ref)
+        if made:
+            self.created.append(ref)
+        return o, made
+
     def operator(self):
         for ns in dict.fromkeys([self.legacy_ns, self.new_ns]):
-            # Marked, so the last fixture using these coordinates removes it.
-            _, made = ensure({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+            self.share({"apiVersion": "v1", "kind": "Namespace", "metadata": {
                 "name": ns, "annotations": {MADE_BY: "legacy-fixture"}}})
-            if made:
-                self.created.append(["namespace", ns, ""])
         sel = {"control-plane": "controller-manager"}
         legacy = {"apiVersion": "apps/v1", "kind": "Deployment",
                   "metadata": {"name": self.legacy_name, "namespace": self.legacy_ns,
@@ -386,14 +437,10 @@ class Fixture:
                "spec": {"ports": [{"port": 443, "targetPort": 9443, "protocol": "TCP"}],
                         "selector": dict(sel)}}
         for o in (legacy, new, svc):
-            _, made = ensure(o)
-            if made:
-                self.created.append([o["kind"].lower(), o["metadata"]["name"], o["metadata"]["namespace"]])
+            self.share(o)
 
     def namespace(self):
-        _, made = ensure({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
-        if made:
-            self.created.append(["namespace", self.ns, ""])
+        self.share({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
 
     def secrets(self):
         if not self.tls:
@@ -418,9 +465,12 @@ class Fixture:
             raise SystemExit(f"legacy-fixture: {self.dir} already holds a fixture")
         self.start_etcd()
         self.save()
-        self.operator()
-        self.namespace()
-        self.save()
+        with refs_lock():
+            try:
+                self.operator()
+                self.namespace()
+            finally:
+                self.save()
         # Pods need the namespace's default ServiceAccount (serviceaccount controller).
         for _ in range(300):
             if get("serviceaccount", "default", self.ns):
@@ -431,6 +481,11 @@ class Fixture:
         # 4-5: Secrets and the EtcdCluster (before the webhooks exist).
         cr = {"apiVersion": CR_API, "kind": "EtcdCluster",
               "metadata": {"name": self.c, "namespace": self.ns}, "spec": self.cr_spec()}
+        # --label/--annotation: the CR's own metadata, e.g. the marks of the
+        # Helm release (and Flux HelmRelease) that renders it.
+        for key, values in (("labels", self.a.label), ("annotations", self.a.annotation)):
+            if values:
+                cr["metadata"][key] = dict(kv.split("=", 1) for kv in values)
         got = create(self.secrets() + [cr])
         cr = got[-1]
         patch_status("etcdclusters." + GROUP, self.c, self.ns, {"conditions": [
@@ -453,10 +508,7 @@ class Fixture:
             {"apiVersion": "v1", "kind": "Service",
              "metadata": {"name": self.cs, "namespace": self.ns, "labels": dict(labels),
                           "ownerReferences": [own]},
-             "spec": {"type": "ClusterIP",
-                      "ports": [{"name": "client", "port": 2379, "targetPort": 2379, "protocol": "TCP"},
-                                {"name": "metrics", "port": 2381, "targetPort": 2381, "protocol": "TCP"}],
-                      "selector": dict(labels)}}]
+             "spec": self.client_service_spec(labels)}]
         if self.a.pdb:
             objs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                          "metadata": {"name": self.c, "namespace": self.ns, "ownerReferences": [own]},
@@ -488,6 +540,10 @@ class Fixture:
         objs.append(sts)
         got = create(objs)
         sts = got[-1]
+        if self.a.client_service_ingress:
+            # What a cloud's load-balancer controller writes once it has an address.
+            patch_status("service", self.cs, self.ns, {"loadBalancer": {"ingress": [
+                {"ip": ip} for ip in self.a.client_service_ingress]}})
         h = hashlib.sha256(json.dumps(sts["spec"]["template"], sort_keys=True).encode()).hexdigest()
         # A revision hash looks like a short hex/alnum string.
         rev_hash = h[:10]
@@ -597,7 +653,7 @@ class Fixture:
                        "legacyController": f"{self.legacy_ns}/{self.legacy_name}",
                        "newController": f"{self.new_ns}/{self.new_name}",
                        "webhooks": [self.mutating, self.validating],
-                       "created": self.created, "complete": done}, f, indent=2)
+                       "created": self.created, "refs": self.refs, "complete": done}, f, indent=2)
         with open(os.path.join(self.dir, "fixture.env"), "w") as f:
             f.write("# legacy fixture written by tests/testenv/legacy-fixture. Source this file.\n")
             for k, v in (("FIXTURE_DIR", self.dir), ("FIXTURE_NAME", self.c),
@@ -650,6 +706,60 @@ def update_selector(kind, name, ns, add=None):
     raise SystemExit(f"legacy-fixture: could not update {kind} {name}")
 
 
+# --- shared objects, reference-counted --------------------------------------
+# Fixtures share the operator namespaces, Deployments and webhook Service of
+# their operator coordinates, and may share their own namespace (a fleet).
+# Each fixture registers as a user of every shared object it needs; `down`
+# deletes an object only when its last user goes and a fixture created it.
+# The registry lives in the environment ($TESTENV_DIR/fixture-refs), guarded
+# by one lock, so an `up` and a `down` of the same coordinates never race.
+
+def refs_dir():
+    return os.path.join(os.environ["TESTENV_DIR"], "fixture-refs")
+
+
+@contextlib.contextmanager
+def refs_lock():
+    os.makedirs(refs_dir(), exist_ok=True)
+    with open(os.path.join(refs_dir(), ".lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def ref_key(kind, name, ns):
+    return f"{kind}.{ns or '-'}.{name}"
+
+
+def ref_user(fixture_dir):
+    return os.path.abspath(fixture_dir).strip("/").replace("/", "_")
+
+
+def ref_add(key, user, created):
+    d = os.path.join(refs_dir(), key)
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, user), "w").close()
+    if created:
+        open(os.path.join(d, ".created"), "w").close()
+
+
+def ref_drop(key, user):
+    """Unregisters user; returns True when it was the last user of an object
+    a fixture created (the caller deletes it)."""
+    d = os.path.join(refs_dir(), key)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(os.path.join(d, user))
+    if not os.path.isdir(d):
+        return False
+    if any(not n.startswith(".") for n in os.listdir(d)):
+        return False
+    created = os.path.exists(os.path.join(d, ".created"))
+    subprocess.run(["rm", "-rf", d])
+    return created
+
+
 def split_coord(value, default_ns, default_name):
     if value and "/" in value:
         ns, name = value.split("/", 1)
@@ -666,29 +776,21 @@ def down(a):
     with open(path) as f:
         fx = json.load(f)
     ns = fx["namespace"]
-    shared = False
+    # The webhook configurations count their namespaces in their selectors.
     for kind, name in zip(("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"),
                           fx["webhooks"]):
-        shared = update_selector(kind, name, ns) or shared
+        update_selector(kind, name, ns)
     subprocess.run([os.path.join(HERE, "etcd-cluster"), "down", "--dir", fx["etcdDir"]],
                    stdout=subprocess.DEVNULL)
-    todo = list(fx["created"])
-    if not shared:
-        # The last fixture with these operator coordinates: remove the
-        # operator namespaces any fixture made.
-        for c in (fx["legacyController"], fx["newController"]):
-            ons = c.split("/")[0]
-            o = get("namespace", ons)
-            if o and (o["metadata"].get("annotations") or {}).get(MADE_BY):
-                todo.append(["namespace", ons, ""])
-    for kind, name, ons in reversed(todo):
-        if shared and not (kind == "namespace" and name == ns):
-            # Other fixtures still use these operator coordinates.
-            continue
-        a2 = ["delete", kind, name, "--ignore-not-found", "--wait=false"]
-        if ons:
-            a2 += ["-n", ons]
-        kubectl(*a2, check=False)
+    # Only what this fixture created or shares with nobody any more goes:
+    # objects first, namespaces last.
+    with refs_lock():
+        todo = [r for r in fx.get("refs", []) if ref_drop(ref_key(*r), ref_user(d))]
+        for kind, name, ons in sorted(todo, key=lambda r: r[0] == "namespace"):
+            a2 = ["delete", kind, name, "--ignore-not-found", "--wait=false"]
+            if ons:
+                a2 += ["-n", ons]
+            kubectl(*a2, check=False)
     subprocess.run(["rm", "-rf", d])
     log(f"fixture {ns}/{fx['name']} removed")
 
@@ -703,6 +805,8 @@ def main():
     up.add_argument("--version", choices=["3.4", "3.5", "3.6"])
     up.add_argument("--tls", action="store_true")
     up.add_argument("--auth", action="store_true")
+    up.add_argument("--exact-sans", action="store_true",
+                    help="with --tls: certificates list only the members' own names, no wildcard")
     up.add_argument("--empty-dir", action="store_true")
     up.add_argument("--empty-dir-size", default="")
     up.add_argument("--storage", default="4Gi")
@@ -713,6 +817,17 @@ def main():
                     help="k=v written into spec.options only, not passed to etcd")
     up.add_argument("--pod-template")
     up.add_argument("--client-service")
+    up.add_argument("--client-service-type", choices=["ClusterIP", "NodePort", "LoadBalancer"],
+                    help="serviceTemplate.spec.type of the client Service")
+    up.add_argument("--client-service-class", help="serviceTemplate.spec.loadBalancerClass")
+    up.add_argument("--client-service-port", action="append", default=[],
+                    help="NAME=PORT: one more client Service port (serviceTemplate.spec.ports)")
+    up.add_argument("--client-service-external-ip", action="append", default=[],
+                    help="serviceTemplate.spec.externalIPs")
+    up.add_argument("--client-service-ingress", action="append", default=[],
+                    help="IP written into the client Service's status.loadBalancer.ingress")
+    up.add_argument("--label", action="append", default=[], help="K=V on the legacy EtcdCluster")
+    up.add_argument("--annotation", action="append", default=[], help="K=V on the legacy EtcdCluster")
     up.add_argument("--headless-service")
     up.add_argument("--pdb", action="store_true")
     up.add_argument("--cluster-state", choices=["existing", "new"], default="existing")

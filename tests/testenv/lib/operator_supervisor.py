@@ -35,41 +35,17 @@ import os
 import random
 import signal
 import socket
-import ssl
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
+
+from apiserver import Api, logger, now
 
 SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
-def log(msg):
-    print(time.strftime("%H:%M:%S ") + "operator: " + msg, file=sys.stderr, flush=True)
-
-
-def now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-class Api:
-    def __init__(self):
-        self.base = os.environ["TESTENV_APISERVER"]
-        ctx = ssl.create_default_context(cafile=os.environ["TESTENV_CA"])
-        ctx.load_cert_chain(os.environ["TESTENV_ADMIN_CERT"], os.environ["TESTENV_ADMIN_KEY"])
-        self.ctx = ctx
-
-    def call(self, method, path, body=None, ctype="application/json"):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            req.add_header("Content-Type", ctype)
-        try:
-            with urllib.request.urlopen(req, context=self.ctx, timeout=10) as r:
-                return r.status, json.loads(r.read() or b"null")
-        except urllib.error.HTTPError as e:
-            return e.code, None
+log = logger("operator")
 
 
 def free_port():
@@ -193,7 +169,12 @@ class Supervisor:
         labels["pod-template-hash"] = h[:10]
         spec = json.loads(json.dumps(tmpl["spec"]))
         spec["nodeName"] = self.a.node
-        spec.pop("serviceAccountName", None)  # no such ServiceAccount is needed: it runs as admin
+        # No such ServiceAccount is needed: it runs as admin. The apiserver
+        # copies serviceAccountName into the deprecated serviceAccount field of
+        # a stored template, so both go (either one alone names a missing
+        # account and the Pod is refused with 403).
+        spec.pop("serviceAccountName", None)
+        spec.pop("serviceAccount", None)
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": self.ns, "labels": labels},
                "spec": spec}
         st, made = self.api.call("POST", self.pod_path(), pod)

@@ -24,46 +24,20 @@ alone.
 
 import argparse
 import base64
-import json
 import os
 import signal
-import ssl
 import subprocess
-import sys
 import time
-import urllib.error
 import urllib.request
+
+from apiserver import Api, logger, now
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABEL_CLUSTER = "etcd-operator.cozystack.io/cluster"
 VOLUME_ROOT = "/var/lib/etcd"
 
 
-def log(msg):
-    print(time.strftime("%H:%M:%S ") + "pod-runner: " + msg, file=sys.stderr, flush=True)
-
-
-def now():
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-class Api:
-    def __init__(self):
-        self.base = os.environ["TESTENV_APISERVER"]
-        ctx = ssl.create_default_context(cafile=os.environ["TESTENV_CA"])
-        ctx.load_cert_chain(os.environ["TESTENV_ADMIN_CERT"], os.environ["TESTENV_ADMIN_KEY"])
-        self.ctx = ctx
-
-    def call(self, method, path, body=None, ctype="application/json"):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            req.add_header("Content-Type", ctype)
-        try:
-            with urllib.request.urlopen(req, context=self.ctx, timeout=10) as r:
-                return r.status, json.loads(r.read() or b"null")
-        except urllib.error.HTTPError as e:
-            return e.code, None
+log = logger("pod-runner")
 
 
 def sh(script, *args):

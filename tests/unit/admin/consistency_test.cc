@@ -140,6 +140,7 @@ TEST_CASE("a pending EtcdMember is transient, not a ghost") {
 
 TEST_CASE("replicas: spec differs from observed -> transient; observed differs from running -> error") {
   auto in = converged();
+  for (auto& m : in.members) m["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
   in.cluster["spec"]["replicas"] = 5;
   auto fs = admin::check_consistency(in);
   REQUIRE(codes(fs) == std::vector<std::string>{"REPLICAS_MISMATCH"});
@@ -153,6 +154,24 @@ TEST_CASE("replicas: spec differs from observed -> transient; observed differs f
   fs = admin::check_consistency(in);
   REQUIRE(codes(fs) == std::vector<std::string>{"REPLICAS_MISMATCH"});
   CHECK(fs[0].severity == admin::Severity::Error);
+}
+
+TEST_CASE("replicas: a spec change a not-Ready member holds back is an error naming it") {
+  // The operator adopts spec only once every running member is Ready; until
+  // then Progressing stays False/Reconciled and nothing is in flight.
+  auto in = converged();
+  for (auto& m : in.members) m["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
+  in.members[1]["status"]["conditions"][0]["status"] = "False";
+  in.cluster["spec"]["replicas"] = 4;
+  auto fs = admin::check_consistency(in);
+  REQUIRE(codes(fs) == std::vector<std::string>{"REPLICAS_MISMATCH"});
+  CHECK(fs[0].severity == admin::Severity::Error);
+  CHECK(fs[0].message.find("c-bbbbb is not") != std::string::npos);
+  // Once taken up (a progressDeadline runs) the operator waits within a bound: transient.
+  in.cluster["status"]["progressDeadline"] = "2099-01-01T00:00:00Z";
+  fs = admin::check_consistency(in);
+  REQUIRE(codes(fs) == std::vector<std::string>{"REPLICAS_MISMATCH"});
+  CHECK(fs[0].severity == admin::Severity::Transient);
 }
 
 TEST_CASE("a dormant member is transient and not running") {
@@ -197,11 +216,15 @@ TEST_CASE("the member DNS override annotation changes the peer URL matched") {
 TEST_CASE("an inactive operator is a finding; an unjudged one is not") {
   auto in = converged();
   CHECK(admin::check_consistency(in).empty());
-  in.operator_state = admin::OperatorState{false, false, "no operator Deployment and no live leader Lease"};
+  in.operator_state = admin::OperatorState{false, false, "no operator Deployment and no live leader Lease", ""};
   auto fs = admin::check_consistency(in);
   REQUIRE(codes(fs) == std::vector<std::string>{"OPERATOR_INACTIVE"});
   CHECK(fs[0].message.rfind("no operator Deployment", 0) == 0);
-  in.operator_state = admin::OperatorState{true, true, "unreadable"};
+  CHECK(fs[0].message.find("looked at") == std::string::npos);
+  in.operator_state->looked_at = "Deployment o/op and Lease o/l";
+  CHECK(admin::check_consistency(in)[0].message.find("(looked at Deployment o/op and Lease o/l; --operator NS/NAME") !=
+        std::string::npos);
+  in.operator_state = admin::OperatorState{true, true, "unreadable", ""};
   CHECK(admin::check_consistency(in).empty());
 }
 

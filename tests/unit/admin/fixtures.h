@@ -66,7 +66,7 @@ inline admin::LiveState three_members(bool operator_active) {
   s.pods = json::array({pod("c-aaaaa", "10.0.0.1"), pod("c-bbbbb", "10.0.0.2"), pod("c-ccccc", "10.0.0.3")});
   s.etcd.members = {etcd_member(1, "c-aaaaa"), etcd_member(2, "c-bbbbb"), etcd_member(3, "c-ccccc")};
   s.healthy = {1, 2, 3};
-  s.operator_state = admin::OperatorState{operator_active, false, operator_active ? "lease held" : "no lease"};
+  s.operator_state = admin::OperatorState{operator_active, false, operator_active ? "lease held" : "no lease", ""};
   return s;
 }
 

@@ -107,6 +107,24 @@ TEST_CASE("add refuses an orphan learner, a dead voter and a user change in flig
   CHECK(refused_with(admin::plan_member(s, req(admin::MemberOp::Add)), "never formed"));
 }
 
+TEST_CASE("add, in either mode, refuses certificates that do not cover a new member's name, unless --force") {
+  for (bool break_glass : {true, false}) {
+    auto s = converged(!break_glass);
+    s.uncovered_certs = {"Secret c-server-tls (tls.crt names: c-0.c-headless.ns.svc)"};
+    auto p = admin::plan_member(s, req(admin::MemberOp::Add, {}, break_glass));
+    CHECK(refused_with(p, "the certificate of Secret c-server-tls (tls.crt names: c-0.c-headless.ns.svc) does not cover "
+                          "c-00000.c.ns.svc"));
+    CHECK(refused_with(p, "add the DNS name *.c.ns.svc"));
+    auto forced = req(admin::MemberOp::Add, {}, break_glass);
+    forced.force = true;
+    CHECK_FALSE(admin::plan_member(s, forced).refused());
+  }
+  // Removing does not need the name of a new member.
+  auto s = converged(true);
+  s.uncovered_certs = {"Secret c-server-tls (tls.crt names: none)"};
+  CHECK_FALSE(admin::plan_member(s, req(admin::MemberOp::Remove, "c-bbbbb", false)).refused());
+}
+
 TEST_CASE("modes: operator-mediated by default, break-glass refused while the operator runs") {
   auto active = converged(true);
   auto op = admin::plan_member(active, req(admin::MemberOp::Add, {}, false));
@@ -122,6 +140,58 @@ TEST_CASE("modes: operator-mediated by default, break-glass refused while the op
   CHECK(refused_with(admin::plan_member(converged(false), req(admin::MemberOp::Add, {}, false)), "--break-glass"));
   auto rm = admin::plan_member(active, req(admin::MemberOp::Remove, "c-bbbbb", false));
   CHECK(ids(rm) == std::vector<std::string>{"delete-member"});
+}
+
+TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the count they wait for") {
+  auto active = converged(true);
+  auto add = req(admin::MemberOp::Add, {}, false);
+  add.wait = true;
+  auto p = admin::plan_member(active, add);
+  CHECK_FALSE(p.refused());
+  CHECK(ids(p) == std::vector<std::string>{"scale", "wait-added"});
+  CHECK(p.want == 4);
+  CHECK(p.before == std::vector<std::string>{"c-aaaaa", "c-bbbbb", "c-ccccc"});
+  // Without --wait the plan ends with the patch.
+  CHECK(ids(admin::plan_member(active, req(admin::MemberOp::Add, {}, false))) == std::vector<std::string>{"scale"});
+
+  auto rm = req(admin::MemberOp::Remove, "c-bbbbb", false);
+  rm.wait = true;
+  auto r = admin::plan_member(active, rm);
+  CHECK_FALSE(r.refused());
+  CHECK(ids(r) == std::vector<std::string>{"delete-member", "wait-removed", "wait-filled"});
+  CHECK(r.want == 3);  // the operator fills the gap: spec.replicas stays
+  CHECK(r.id == 2);
+  auto rp = req(admin::MemberOp::Replace, "c-bbbbb", false);
+  rp.wait = true;
+  CHECK(ids(admin::plan_member(active, rp)) == std::vector<std::string>{"delete-member", "wait-removed", "wait-filled"});
+  rp.wait = false;
+  CHECK(ids(admin::plan_member(active, rp)) == std::vector<std::string>{"delete-member"});
+  // An orphan learner is removed at once; nothing is left to wait for.
+  auto o = converged(true);
+  o.etcd.members.push_back(etcd_member(9, "", true));
+  o.etcd.members.back().peer_urls = {"https://orphan.c.ns.svc:2380"};
+  auto orm = req(admin::MemberOp::Remove, "9", false);
+  orm.wait = true;
+  CHECK(ids(admin::plan_member(o, orm)) == std::vector<std::string>{"remove-etcd"});
+  // Break-glass steps wait by themselves: --wait adds nothing.
+  auto bg = req(admin::MemberOp::Remove, "c-bbbbb");
+  bg.wait = true;
+  CHECK(ids(admin::plan_member(converged(), bg)) ==
+        std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count"});
+}
+
+TEST_CASE("operator-mediated add is refused while the operator still converges to observed.replicas") {
+  // spec == observed == 3 but only two running members: the operator is
+  // filling a gap; one more +1 would ask for a fourth member nobody wanted.
+  auto s = converged(true);
+  s.members.erase(2);
+  s.etcd.members.pop_back();
+  s.healthy = {1, 2};
+  auto p = admin::plan_member(s, req(admin::MemberOp::Add, {}, false));
+  CHECK(refused_with(p, "still converging"));
+  auto forced = req(admin::MemberOp::Add, {}, false);
+  forced.force = true;
+  CHECK_FALSE(admin::plan_member(s, forced).refused());
 }
 
 TEST_CASE("remove of a voter, of the leader, with a shrink") {

@@ -100,6 +100,7 @@ TEST_CASE("DeadlineExceeded with spec equal to observed is advice; --expire-dead
 
 TEST_CASE("a member not Ready on a lost Node points to member replace") {
   auto s = healthy();
+  s.cluster["status"]["observed"]["version"] = "3.6.11";  // spec equals observed
   s.pods[1]["spec"]["nodeName"] = "n2";
   s.pods[1]["status"]["conditions"][0]["status"] = "False";
   s.healthy = {1, 3};
@@ -110,6 +111,39 @@ TEST_CASE("a member not Ready on a lost Node points to member replace") {
   CHECK(p.advice[0].text.find("member replace c-bbbbb") != std::string::npos);
   s.node_ready["n2"] = true;  // the kubelet is there: it restarts the container
   CHECK(admin::plan_unwedge(s, {}, Clock::now()).advice.empty());
+}
+
+TEST_CASE("a dead voter on a Ready Node is advice only while a change waits for it") {
+  auto s = healthy();
+  s.cluster["status"]["observed"]["version"] = "3.6.11";  // spec equals observed
+  s.pods[1]["spec"]["nodeName"] = "n2";
+  s.pods[1]["status"]["conditions"][0]["status"] = "False";
+  s.healthy = {1, 3};
+  s.node_ready["n2"] = true;
+  s.cluster["spec"]["replicas"] = 4;  // the operator adopts it only once every member is Ready
+  auto p = admin::plan_unwedge(s, {}, Clock::now());
+  REQUIRE(p.advice.size() == 1);
+  CHECK(p.advice[0].member == "c-bbbbb");
+  CHECK(p.advice[0].text.find("member roll c-bbbbb") != std::string::npos);
+  CHECK(p.fixes.empty());
+  // Observed adopted but a member short: the same.
+  auto gap = s;
+  gap.cluster["spec"]["replicas"] = 3;
+  gap.members.erase(2);
+  gap.etcd.members.pop_back();
+  gap.healthy = {1};
+  CHECK(admin::plan_unwedge(gap, {}, Clock::now()).advice.size() == 1);
+  // A learner being added is not Ready yet by design: no advice.
+  auto joining = s;
+  joining.etcd.members[1].is_learner = true;
+  CHECK(admin::plan_unwedge(joining, {}, Clock::now()).advice.empty());
+  // In memory: only replace brings it back.
+  auto mem = s;
+  mem.members[1]["spec"]["storage"] = {{"medium", "Memory"}};
+  auto mp = admin::plan_unwedge(mem, {}, Clock::now());
+  REQUIRE(mp.advice.size() == 1);
+  CHECK(mp.advice[0].text.find("member roll") == std::string::npos);
+  CHECK(mp.advice[0].text.find("member replace c-bbbbb") != std::string::npos);
 }
 
 TEST_CASE("without a MemberList the membership symptoms are not judged") {

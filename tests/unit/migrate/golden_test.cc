@@ -37,6 +37,7 @@ migrate::ClusterFacts facts_from(const json& j) {
   if (j.contains("newCluster")) f.new_cluster = j["newCluster"];
   for (const auto& [name, m] : new_members.items()) f.new_members[name] = m;
   if (j.contains("serviceC")) f.service_c = j["serviceC"];
+  if (j.contains("serviceCS")) f.service_cs = j["serviceCS"];
   std::string a = j.value("authSecret", "NotGiven");
   f.auth_secret = a == "Usable"       ? migrate::ClusterFacts::AuthSecret::Usable
                   : a == "Missing"    ? migrate::ClusterFacts::AuthSecret::Missing
@@ -52,6 +53,7 @@ migrate::PlanOptions options_from(const json& j) {
   o.auth_secret = j.value("authSecret", "");
   o.skip_backup = j.value("skipBackup", false);
   o.backup_configured = j.value("backupConfigured", false);
+  o.replace_client_service = j.value("replaceClientService", false);
   return o;
 }
 

@@ -1,0 +1,76 @@
+// The text plan names only what applies: the legacy PDB only when the legacy
+// operator made one, an externally reached client Service with how it is
+// reached, and none of the planning's progress lines (they go to stderr).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "migrate/plan_text.h"
+
+using json = nlohmann::json;
+
+namespace {
+
+const std::filesystem::path kCases = std::filesystem::path(SOURCE_ROOT) / "tests/unit/migrate/cases";
+
+// A plan of one cluster from a golden case (only the fields the text needs).
+migrate::AdoptionPlan plan_of(const std::string& name, bool replace = false) {
+  std::ifstream f(kCases / (name + ".in.json"));
+  REQUIRE(f.good());
+  json c = json::parse(f);
+  migrate::ClusterFacts facts;
+  facts.cluster_id = c["facts"]["clusterID"];
+  for (const auto& m : c["facts"]["members"]) {
+    facts.members.push_back({m.value("name", ""), m.value("id", ""), m.value("peerURL", ""), m.value("isLearner", false)});
+  }
+  for (const auto& [n, p] : c["facts"]["pods"].items()) facts.pods[n] = {p.value("uid", ""), true, true, false};
+  for (const auto& entry : c["facts"]["pvcs"].items()) facts.pvcs[entry.key()] = {true, "", "", "", ""};
+  if (c["facts"].contains("serviceC")) facts.service_c = c["facts"]["serviceC"];
+  if (c["facts"].contains("serviceCS")) facts.service_cs = c["facts"]["serviceCS"];
+  migrate::PlanOptions o;
+  o.backup_configured = true;
+  o.replace_client_service = replace;
+  migrate::AdoptionPlan plan;
+  plan.found_clusters = 1;
+  plan.gate.skipped = true;
+  plan.clusters.push_back(migrate::plan_cluster(op::LegacyCluster::from(c["legacy"]), facts, o));
+  plan.inspected.push_back({"tenant-a", "etcd", true, facts.cluster_id, 3, false});
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("the planning's progress lines are not part of the plan text") {
+  auto plan = plan_of("01-defaults");
+  std::string text = migrate::plan_text(plan);
+  CHECK(text.rfind("EtcdCluster tenant-a/etcd: Adopt\n", 0) == 0);
+  CHECK(text.find("controller check") == std::string::npos);
+  CHECK(text.find("found 1") == std::string::npos);
+  CHECK(text.find("inspected") == std::string::npos);
+  CHECK(migrate::gate_lines(plan) == std::vector<std::string>{"controller check skipped (--skip-controller-check)"});
+  CHECK(migrate::discovery_line(plan) == "found 1 EtcdCluster(s), 0 EtcdBackup(s), 0 EtcdBackupSchedule(s) in all namespaces");
+  CHECK(migrate::inspection_line(plan.inspected[0]) == "inspected tenant-a/etcd: cluster cdf818194e3a8c32, 3 members, auth off");
+}
+
+TEST_CASE("the PodDisruptionBudget is named only when the legacy operator made one") {
+  CHECK(migrate::plan_text(plan_of("01-defaults")).find("PodDisruptionBudget") == std::string::npos);
+  CHECK(migrate::plan_text(plan_of("01-defaults")).find("delete the StatefulSet's ControllerRevisions and ConfigMap etcd-cluster-state\n") !=
+        std::string::npos);
+  std::string with_pdb = migrate::plan_text(plan_of("24-pdb-and-restore"));
+  CHECK(with_pdb.find("ControllerRevisions, ConfigMap etcd-cluster-state and PodDisruptionBudget etcd\n") != std::string::npos);
+}
+
+TEST_CASE("an externally reached client Service: the replacement step says what is released, a kept one what stays") {
+  std::string replaced = migrate::plan_text(plan_of("38-client-lb-replace", true));
+  CHECK(replaced.find("replace the client Service etcd, a LoadBalancer Service (loadBalancerClass example.com/lb; "
+                      "external address 203.0.113.7;") != std::string::npos);
+  CHECK(replaced.find("its external address is released (--replace-client-service)") != std::string::npos);
+  std::string kept = migrate::plan_text(plan_of("40-client-lb-kept"));
+  CHECK(kept.find("Service etcd-lb, a LoadBalancer Service") != std::string::npos);
+  CHECK(kept.find("is kept as it is and owned by the new EtcdCluster") != std::string::npos);
+  // Blocked without the flag: no steps at all.
+  std::string blocked = migrate::plan_text(plan_of("37-client-lb-named-c"));
+  CHECK(blocked.find("ERROR B20") != std::string::npos);
+  CHECK(blocked.find("replace the client Service") == std::string::npos);
+}
