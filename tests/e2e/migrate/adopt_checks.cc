@@ -228,7 +228,6 @@ void check_operator_auth_enable(const LegacyFixture& f) {
 
 std::string graph(const LegacyFixture& f) {
   const std::string& ns = f.ns();
-  CHECK(wait_statefulset_gone(f));
   json all = get_json(ns, {"pods,services,persistentvolumeclaims,configmaps,statefulsets,controllerrevisions,"
                            "poddisruptionbudgets,etcdclusters.etcd.aenix.io,etcdclusters.etcd-operator.cozystack.io,"
                            "etcdmembers.etcd-operator.cozystack.io"});

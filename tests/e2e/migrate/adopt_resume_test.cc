@@ -21,6 +21,8 @@ std::string uninterrupted_graph() {
   e2e::LegacyFixture f(ns.name(), "etcd", kFixture);
   auto r = e2e::apply(f, {"--backup-dir", e2e::backup_dir(f)});
   REQUIRE_MESSAGE(r.rc == 0, r.out << r.err);
+  // The adoption does not wait for the StatefulSet to go (docs/adoption-reown.md).
+  REQUIRE(e2e::wait_statefulset_gone(f));
   std::string graph = e2e::graph(f);
   // The object graph as reviewed once (uids, versions, times and the
   // namespace masked); GOLDEN_UPDATE=1 rewrites it.
