@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Adoption's Kubernetes API traffic and its fleet concurrency (issue 14):
+# Adoption's Kubernetes API traffic, its fleet concurrency, and the reference
+# Go etcd-migrate (tests/testenv/build operator) side by side (issues 14, 27):
 #   1. one 3-member TLS+auth etcd 3.6 legacy cluster: the plan (dry-run) and
 #      then `adopt --apply --backup-dir`, each request counted from the
 #      apiserver's audit log (user agent etcd-operator-cli: discovery,
@@ -7,13 +8,20 @@
 #      apiserver counted by strace, TLS handshakes by the distinct client
 #      randoms libcurl logs to SSLKEYLOGFILE (a temporary file, deleted).
 #      Targets: <= 60 requests, handshakes <= connections.
-#   2. two fleets of BENCH_FLEET (default 32) one-member legacy clusters:
-#      `adopt --apply --skip-backup --concurrency 1` of one and
-#      `--concurrency 8` of the other. Target: 8 at least 5x faster.
+#   2. two more such clusters, one adopted by this suite and one by the
+#      reference, both `--apply --yes --skip-backup` (the reference's backup
+#      needs a kubelet to run its Job): wall times side by side (no target).
+#   3. three fleets of BENCH_FLEET (default 32) one-member legacy clusters,
+#      `--apply --skip-backup`: this suite's `--concurrency 1` and
+#      `--concurrency 8`, and the reference (sequential by design). Targets:
+#      8 at least 5x faster than 1, and at least 10x faster than the
+#      reference. Beside it, the time until the garbage collector has let
+#      the last StatefulSet go (this suite does not wait for it,
+#      docs/adoption-reown.md; the reference does, 2 s polls).
 # Needs an environment started with TESTENV_AUDIT=1; without TESTENV_ENV_FILE
 # it starts one of its own so.
 #
-#   bench/adopt.sh                       # BENCH_FLEET=0 skips the fleet
+#   bench/adopt.sh                       # BENCH_FLEET=0 skips the fleets
 export TESTENV_AUDIT=1
 . "$(dirname "$0")/lib.sh"
 bench_env
@@ -67,9 +75,45 @@ check "requests of one adoption" "$apply_requests" "<=" 60
 check "TLS handshakes vs TCP connections" "$handshakes" "<=" "$connections"
 summary="$apply_requests requests (target <= 60), $handshakes handshakes / $connections connections"
 
+reference=${TESTENV_OPERATOR_BIN:-}/etcd-migrate
+[ -x "$reference" ] || reference="$("$bench_root/tests/testenv/build" operator | awk '{print $2}')/etcd-migrate"
+ref_adopt() { # NS ARGS...: the reference, with the same coordinates
+    local n=$1; shift
+    "$reference" -k "$KUBECONFIG" -n "$n" --legacy-controller "$n-op/etcd-operator-controller-manager" \
+        --new-controller "$n-op/etcd-operator" "$@"
+}
+# Every legacy cluster of NS adopted: an EtcdCluster of the new API each, and
+# every pod controlled by an EtcdMember.
+all_adopted() { # NS COUNT
+    local clusters pods
+    clusters=$("$TESTENV_KUBECTL" -n "$1" get etcdclusters.etcd-operator.cozystack.io -o json | jq '.items | length')
+    pods=$("$TESTENV_KUBECTL" -n "$1" get pods -o json |
+        jq '[.items[] | select(any(.metadata.ownerReferences[]?; .controller and .kind == "EtcdMember"))] | length')
+    [ "$clusters" = "$2" ] && [ "$pods" -ge "$2" ]
+}
+# Seconds from T0 until no StatefulSet is left in NS.
+statefulsets_gone_after() { # NS T0
+    while [ "$("$TESTENV_KUBECTL" -n "$1" get statefulsets -o name | wc -l)" != 0 ]; do sleep 0.2; done
+    echo "$(date +%s.%N) - $2" | bc -l
+}
+now() { date +%s.%N; }
+
+echo "one 3-member TLS+auth etcd 3.6 cluster each, adopt --apply --skip-backup: this suite, then the reference ($reference)"
+for side in ours ref; do
+    fixture "$ns-tls-$side" etcd --version 3.6 --tls --auth
+    on_exit "unfixture $ns-tls-$side etcd"
+done
+t0=$(now); rc=0; adopt "$ns-tls-ours" --apply --yes --skip-backup >"$bench_tmp/tls-ours.out" 2>&1 || rc=$?; t1=$(now)
+[ "$rc" = 0 ] && all_adopted "$ns-tls-ours" 1 || { echo "this suite's adoption failed ($rc):"; tail -5 "$bench_tmp/tls-ours.out"; exit 1; }
+t2=$(now); rc=0; ref_adopt "$ns-tls-ref" --apply --yes --skip-backup >"$bench_tmp/tls-ref.out" 2>&1 || rc=$?; t3=$(now)
+[ "$rc" = 0 ] && all_adopted "$ns-tls-ref" 1 || { echo "the reference's adoption failed ($rc):"; tail -5 "$bench_tmp/tls-ref.out"; exit 1; }
+tls_ours=$(echo "$t1 - $t0" | bc -l); tls_ref=$(echo "$t3 - $t2" | bc -l)
+printf '  this suite: %6.2f s   the reference: %6.2f s   (reference / this suite: %s)\n' "$tls_ours" "$tls_ref" "$(ratio "$tls_ref" "$tls_ours")"
+summary="$summary; 3-member TLS+auth: $(printf %.1f "$tls_ours") s, reference $(printf %.1f "$tls_ref") s"
+
 if ((fleet > 0)); then
-    echo "fleet: 2 x $fleet one-member etcd 3.5 legacy clusters, adopt --apply --skip-backup"
-    for side in c1 c8; do
+    echo "fleets: 3 x $fleet one-member etcd 3.5 legacy clusters, --apply --skip-backup, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    for side in c1 c8 ref; do
         # Clusters share the namespace; the last one registers the legacy
         # webhooks (as tests/e2e/migrate/adopt_fleet_test.cc does).
         for i in $(seq 0 $((fleet - 1))); do
@@ -78,16 +122,24 @@ if ((fleet > 0)); then
             fixture '$ns-$side' f\$0 --replicas 1 \$1"
         for i in $(seq 0 $((fleet - 1))); do on_exit "unfixture $ns-$side f$i"; done
     done
-    t0=$(date +%s.%N); adopt "$ns-c1" --apply --yes --skip-backup --concurrency 1 -o json >"$bench_tmp/c1.json" 2>"$bench_tmp/c1.err" || true; t1=$(date +%s.%N)
-    t2=$(date +%s.%N); adopt "$ns-c8" --apply --yes --skip-backup --concurrency 8 -o json >"$bench_tmp/c8.json" 2>"$bench_tmp/c8.err" || true; t3=$(date +%s.%N)
+    t0=$(now); adopt "$ns-c1" --apply --yes --skip-backup --concurrency 1 -o json >"$bench_tmp/c1.json" 2>"$bench_tmp/c1.err" || true; t1=$(now)
+    g1=$(statefulsets_gone_after "$ns-c1" "$t0")
+    t2=$(now); adopt "$ns-c8" --apply --yes --skip-backup --concurrency 8 -o json >"$bench_tmp/c8.json" 2>"$bench_tmp/c8.err" || true; t3=$(now)
+    g8=$(statefulsets_gone_after "$ns-c8" "$t2")
+    t4=$(now); rc=0; ref_adopt "$ns-ref" --apply --yes --skip-backup >"$bench_tmp/ref.out" 2>&1 || rc=$?; t5=$(now)
     for side in c1 c8; do
         n=$(jq '[.result.clusters[] | select(.outcome == "Adopted")] | length' "$bench_tmp/$side.json" 2>/dev/null || echo 0)
         [ "$n" = "$fleet" ] || { echo "$side: $n of $fleet adopted"; tail -5 "$bench_tmp/$side.err"; exit 1; }
     done
-    s1=$(echo "$t1 - $t0" | bc -l); s8=$(echo "$t3 - $t2" | bc -l)
-    printf '  --concurrency 1: %6.1f s   --concurrency 8: %6.1f s\n' "$s1" "$s8"
+    [ "$rc" = 0 ] && all_adopted "$ns-ref" "$fleet" || { echo "the reference's fleet adoption failed ($rc):"; tail -5 "$bench_tmp/ref.out"; exit 1; }
+    s1=$(echo "$t1 - $t0" | bc -l); s8=$(echo "$t3 - $t2" | bc -l); sr=$(echo "$t5 - $t4" | bc -l)
+    printf '  --concurrency 1: %6.1f s (StatefulSets gone after %.1f s)\n' "$s1" "$g1"
+    printf '  --concurrency 8: %6.1f s (StatefulSets gone after %.1f s)\n' "$s8" "$g8"
+    printf '  the reference:   %6.1f s (it waits for each StatefulSet)\n' "$sr"
     speedup=$(ratio "$s1" "$s8")
+    vs_ref=$(ratio "$sr" "$s8")
     check "fleet speed-up of --concurrency 8 over 1" "$speedup" ">=" 5
-    summary="$summary, fleet of $fleet: speed-up $speedup (target >= 5)"
+    check "fleet speed-up of --concurrency 8 over the reference" "$vs_ref" ">=" 10
+    summary="$summary; fleet of $fleet: c1 $(printf %.1f "$s1") s, c8 $(printf %.1f "$s8") s, reference $(printf %.1f "$sr") s: speed-up $speedup (target >= 5), vs reference $vs_ref (target >= 10; c1 vs reference $(ratio "$sr" "$s1"))"
 fi
 verdict adopt "$summary"

@@ -4,7 +4,8 @@
 # Conventions (every bench/*.sh):
 #   - BENCH_BUILD (default build/) is the build whose programs are measured;
 #   - TESTENV_ENV_FILE names a running environment (tests/testenv/up); a script
-#     that needs one and finds none starts its own and takes it down after;
+#     that needs one and finds none starts its own (under BENCH_TMPDIR) and
+#     takes it down after;
 #   - both sides are measured in the same run, interleaved (this machine is
 #     shared: only ratios from one run compare);
 #   - the last line is the verdict: `NAME: ratio R (target ...) ok|MISSED ...`,
@@ -15,7 +16,10 @@ bench_root=$(cd "$bench_here/.." && pwd)
 BENCH_BUILD=$(cd "${BENCH_BUILD:-$bench_root/build}" && pwd)
 kubectl_etcd="$BENCH_BUILD/tools/kubectl-etcd/kubectl-etcd"
 etcd_migrate="$BENCH_BUILD/tools/etcd-migrate/etcd-migrate"
-bench_tmp=$(mktemp -d "/tmp/bench-$(basename "$0" .sh).XXXXXX")
+# BENCH_TMPDIR (default /tmp) holds each script's scratch directory (and the
+# environment it starts), e.g. one per person on a shared machine.
+mkdir -p "${BENCH_TMPDIR:=/tmp}"
+bench_tmp=$(mktemp -d "$BENCH_TMPDIR/bench-$(basename "$0" .sh).XXXXXX")
 bench_cleanups=()
 bench_cleanup() {
     local i

@@ -35,4 +35,6 @@ bool has_member_finalizer(const json& member) {
   return false;
 }
 
+bool in_memory(const nlohmann::json& member) { return base::string_at(member, "/spec/storage/medium") == "Memory"; }
+
 }  // namespace admin

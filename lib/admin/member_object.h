@@ -21,5 +21,7 @@ bool awaiting_initial_cluster(const nlohmann::json& member);
 std::uint64_t stored_id(const nlohmann::json& member);
 // Carries the operator's member-cleanup finalizer.
 bool has_member_finalizer(const nlohmann::json& member);
+// spec.storage.medium is Memory: the member's data lives only as long as its Pod.
+bool in_memory(const nlohmann::json& member);
 
 }  // namespace admin

@@ -517,7 +517,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
   p.kind = TargetKind::Member;
   p.peer_url = peer_url(s.cluster, *m);
   p.replicas = f.observed;
-  if (memory(*m)) {
+  if (in_memory(*m)) {
     p.refusals.push_back("EtcdMember " + p.member +
                          " keeps its data in memory (storage.medium Memory): a new Pod starts empty and the member "
                          "is lost; such members are never rolled");

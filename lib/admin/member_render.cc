@@ -155,8 +155,6 @@ json merged_labels(const json& base, const json& spec) {
   return labels;
 }
 
-bool memory(const json& member) { return base::string_at(member, "/spec/storage/medium") == "Memory"; }
-
 }  // namespace
 
 json render_pvc(const json& member) {
@@ -223,7 +221,7 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
   }
   json mounts = json::array({{{"name", "data"}, {"mountPath", "/var/lib/etcd"}}});
   json volumes = json::array();
-  if (memory(member)) {
+  if (in_memory(member)) {
     volumes.push_back(
         {{"name", "data"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", base::string_at(spec, "/storage/size")}}}});
   } else {

@@ -1,5 +1,6 @@
 #include "admin/status.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -171,25 +172,39 @@ std::string status_text(const ojson& doc, output::Format format) {
   return out + "\n";
 }
 
-base::Result<MemberListReport> member_list(Session& s) {
-  // Who answers, asked of every member at once while MemberList runs.
-  std::vector<std::optional<bool>> answered(s.target.members.size());
-  std::thread probe([&] {
-    const etcd::Deadline d = s.member_deadline();
-    etcd::run_concurrently(answered.size(), [&](std::size_t i) {
-      const auto& m = s.target.members[i];
-      answered[i] = !m.endpoint.empty() && s.etcd->status(m.endpoint, d).ok();
+base::Result<MemberListReport> member_list(Session& s, bool probe) {
+  // Who answers, asked of every member at once while MemberList runs; only
+  // when asked for: each further member is a connection and a TLS handshake.
+  std::vector<std::optional<bool>> answered(probe ? s.target.members.size() : 0);
+  std::thread prober;
+  if (probe) {
+    prober = std::thread([&] {
+      const etcd::Deadline d = s.member_deadline();
+      etcd::run_concurrently(answered.size(), [&](std::size_t i) {
+        const auto& m = s.target.members[i];
+        answered[i] = !m.endpoint.empty() && s.etcd->status(m.endpoint, d).ok();
+      });
     });
-  });
+  }
   auto list = s.etcd->member_list(true);
-  probe.join();
+  if (prober.joinable()) prober.join();
   if (!list) return std::move(list).error();
   MemberListReport r;
-  std::map<std::string, bool> reachable;
-  for (std::size_t i = 0; i < answered.size(); ++i) {
-    reachable[s.target.members[i].name] = *answered[i];
-    if (!*answered[i]) ++r.unreachable;
+  r.probed = probe;
+  for (const auto& a : answered) {
+    if (!*a) ++r.unreachable;
   }
+  // A member of the target answers for the etcd member of its name or, with
+  // --endpoints (no names), for the one whose client URLs hold its endpoint.
+  auto reachable = [&](const std::string& name, const std::vector<std::string>& client_urls) -> ojson {
+    for (std::size_t i = 0; i < answered.size(); ++i) {
+      const auto& m = s.target.members[i];
+      const bool same = !m.name.empty() ? m.name == name
+                                        : std::find(client_urls.begin(), client_urls.end(), m.endpoint) != client_urls.end();
+      if (same) return *answered[i];
+    }
+    return nullptr;
+  };
   const auto& t = s.target;
   std::map<std::uint64_t, const json*> cr_of;
   std::map<std::string, const json*> pod_of;
@@ -243,7 +258,7 @@ base::Result<MemberListReport> member_list(Session& s) {
     row["cr"] = t.from_cluster() ? cr_state(cr) : "-";
     row["pod"] = cr ? pod_text(name) : std::string();
     row["findings"] = codes_for(name, e.id);
-    row["reachable"] = reachable.count(name) ? ojson(reachable[name]) : ojson();
+    if (probe) row["reachable"] = reachable(name, e.client_urls);
     r.members.push_back(std::move(row));
   }
   for (const json* m : unmatched) {
@@ -261,7 +276,7 @@ base::Result<MemberListReport> member_list(Session& s) {
     row["cr"] = cr_state(m);
     row["pod"] = pod_text(name);
     row["findings"] = codes_for(name, id);
-    row["reachable"] = reachable.count(name) ? ojson(reachable[name]) : ojson();
+    if (probe) row["reachable"] = reachable(name, {});
     r.members.push_back(std::move(row));
   }
   return r;
@@ -277,14 +292,15 @@ ojson member_list_document(const MemberListReport& r) {
   return doc;
 }
 
-output::View member_list_view() {
+output::View member_list_view(bool probe) {
   output::View v;
   v.rows = "members";
   v.columns = {{"NAME", "name"},       {"ID", "id"},   {"ROLE", "role"},
                {"STARTED", "started"}, {"PEER URL", "peerURLs"},
                {"CLIENT URL", "clientURLs", output::Cell::Text, true},
-               {"CR", "cr"},           {"POD", "pod"}, {"REACHABLE", "reachable", output::Cell::Text, true},
-               {"FINDINGS", "findings"}};
+               {"CR", "cr"},           {"POD", "pod"}};
+  if (probe) v.columns.push_back({"REACHABLE", "reachable"});
+  v.columns.push_back({"FINDINGS", "findings"});
   return v;
 }
 

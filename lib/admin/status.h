@@ -1,6 +1,9 @@
 // `status` (a cluster summary, then one row per member from its own Status
 // RPC, all members at once under one budget) and `member list` (etcd's
 // MemberList joined with the EtcdMembers and Pods).
+// `member list` asks one member, the first that answers, as etcdctl does;
+// only with `probe` does it ask every member for its Status as well
+// (docs/member-list.md).
 #pragma once
 
 #include <cstdint>
@@ -38,13 +41,19 @@ std::int64_t effective_quota(std::int64_t status_quota, const nlohmann::json& cl
 struct MemberListReport {
   nlohmann::ordered_json members = nlohmann::ordered_json::array();
   std::vector<Finding> findings;
-  int unreachable = 0;  // members of the target whose Status did not answer
+  bool probed = false;  // rows carry `reachable`
+  int unreachable = 0;  // with probe: members of the target whose Status did not answer
 };
-// 0, or 5 when some members did not answer (docs/exit-codes.md#special-cases).
+// 0 once the membership was read; with probe, 5 when some members did not
+// answer their Status.
 int member_list_exit_code(const MemberListReport& r);
 
-base::Result<MemberListReport> member_list(Session& s);
+// probe: every member of the target is asked for its Status too (at once,
+// while MemberList runs); without it no member but the one answering
+// MemberList is dialled.
+base::Result<MemberListReport> member_list(Session& s, bool probe);
 nlohmann::ordered_json member_list_document(const MemberListReport& r);
-output::View member_list_view();
+// REACHABLE is a table column with probe, else not shown (wide implies probe).
+output::View member_list_view(bool probe);
 
 }  // namespace admin

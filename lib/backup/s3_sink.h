@@ -4,8 +4,9 @@
 // time the buffer fills. That part uploads on a thread of its own while the
 // next one fills (at most one in flight, so memory is two parts): receiving
 // and sending overlap instead of taking turns. commit() then reads the object back (HEAD: size,
-// ETag as S3 computes it from the MD5s sent, user metadata) before it
-// answers success. abort() (and a failure anywhere) aborts the multipart
+// ETag as S3 computes it from the MD5s sent, user metadata; and the bytes
+// themselves, MD5 and SHA-256, when a copy for the metadata changed the
+// ETag) before it answers success. abort() (and a failure anywhere) aborts the multipart
 // upload, or deletes an object that failed its read-back, so no partial
 // artefact stays behind under the key. The SHA-256 of the stream (result
 // and sha256 metadata) is the writer's to tell (Sink::written_sha256) before
@@ -104,7 +105,6 @@ class S3Sink final : public base::Sink {
   base::Sha256 part_sha_;
   std::vector<base::Md5Digest> part_md5s_;
   std::optional<base::Digest> told_sha256_;
-  base::Md5 whole_md5_;
   std::uint64_t bytes_ = 0;
   bool object_written_ = false;  // something is stored under the key by us
   bool done_ = false;

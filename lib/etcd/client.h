@@ -43,8 +43,9 @@ class Client {
 
   // Cluster: membership.
   // linearizable: the answer reflects every committed change. etcd 3.4 has
-  // no such option, so a linearizable Range on the same member goes first as
-  // the barrier (docs/rules.md#membership-barrier).
+  // no such option: when the member's Status (asked alongside) says 3.4, a
+  // linearizable Range on the same member is the barrier and MemberList is
+  // asked again (docs/member-list.md).
   base::Result<MemberList> member_list(bool linearizable = false);
   base::Result<MemberAddResult> member_add(const std::vector<std::string>& peer_urls, bool as_learner);
   base::Result<std::vector<Member>> member_remove(std::uint64_t id);

@@ -20,6 +20,7 @@
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
+#include "kube/deletion.h"
 #include "migrate/backup_target.h"
 #include "migrate/inspect.h"
 #include "migrate/job_backup.h"
@@ -165,10 +166,14 @@ class Pipeline {
     std::string cluster_uid = cluster_step();
     auto member_uids = members_step(cluster_uid);
     headless_step(member_uids);
-    statefulset_step(cluster_uid);
-    leftovers_step();
+    statefulset_step();
+    // The pods change owner right after the StatefulSet's delete was
+    // accepted, while its ControllerRevisions still exist: a sync of the
+    // terminating StatefulSet that finds none would write a new one
+    // (docs/adoption-reown.md).
     reown_step(member_uids);
-    // Once the pods belong to the new cluster, auth stays off for the
+    leftovers_step();
+    // docs/rules.md#auth-restored-on-early-failure: once the pods belong to the new cluster, auth stays off for the
     // new operator to turn on; a later failure no longer restores it.
     auth_disabled_by_us_ = false;
     service_step(cluster_uid);
@@ -570,7 +575,13 @@ class Pipeline {
     }
   }
 
-  void statefulset_step(const std::string&) {
+  // Orphan-deletes StatefulSet <c> and waits only until the delete is
+  // accepted (a deletionTimestamp and the `orphan` finalizer), not until the
+  // garbage collector has let it go: a StatefulSet being deleted neither
+  // claims nor creates pods, so the re-own that follows can take the pods
+  // from it, after which the collector has nothing left to orphan
+  // (docs/adoption-reown.md).
+  void statefulset_step() {
     const std::string step = "statefulset";
     bool acted = false;
     // The pods name their StatefulSet's UID: deleted by it without reading
@@ -583,31 +594,44 @@ class Pipeline {
         uid = ctrl->value("uid", "");
       }
     }
+    kube::DeleteOptions o;
+    o.propagation = kube::Propagation::Orphan;
     bool gone = false;
+    json answer;  // the server's answer to the delete: the object, or a Status when it went at once
     if (!uid.empty()) {
-      kube::DeleteOptions o;
-      o.propagation = kube::Propagation::Orphan;
       o.precondition_uid = uid;
       auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
-      if (r) acted = true;
-      else if (kube::is_not_found(r.error())) gone = true;
-      else if (!kube::is_conflict(r.error())) fail(step, r.error());
+      if (r) {
+        acted = true;
+        answer = std::move(*r);
+      } else if (kube::is_not_found(r.error())) {
+        gone = true;
+      } else if (!kube::is_conflict(r.error())) {
+        fail(step, r.error());
+      }
     }
     if (!acted && !gone) {
       auto sts = k_.get(kube::resources::statefulsets, p_.ns, p_.name);
       if (sts) {
-        kube::DeleteOptions o;
-        o.propagation = kube::Propagation::Orphan;
         o.precondition_uid = base::string_at(*sts, "/metadata/uid");
         auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
-        if (!r && !kube::is_not_found(r.error())) fail(step, r.error());
+        if (r) answer = std::move(*r);
+        else if (kube::is_not_found(r.error())) gone = true;
+        else fail(step, r.error());
         acted = true;
-      } else if (!kube::is_not_found(sts.error())) {
+      } else if (kube::is_not_found(sts.error())) {
+        gone = true;
+      } else {
         fail(step, sts.error());
       }
     }
-    // Only once it is gone have the pods lost its owner reference.
-    if (auto s = k_.wait_deleted(kube::resources::statefulsets, p_.ns, p_.name, 120s); !s) fail(step, s.error());
+    const bool accepted = gone || (answer.is_object() && answer.value("kind", "") != "Status" &&
+                                   kube::orphan_delete_accepted(&answer));
+    if (!accepted) {
+      // Not shown by the answer: read until it is (or the object is gone).
+      auto w = k_.wait_for(kube::resources::statefulsets, p_.ns, p_.name, kube::orphaning_or_gone(), 120s);
+      if (!w) fail(step, w.error());
+    }
     done(step, acted);
   }
 
@@ -645,9 +669,12 @@ class Pipeline {
   void reown_step(const std::vector<std::pair<std::string, std::string>>& member_uids) {
     const std::string step = "pods-and-pvcs";
     bool acted = false;
-    // Read now, after the StatefulSet let go of the pods: one list of each
-    // kind (the plan's selector) instead of a read per object; an object the
-    // lists miss, or a conflict, is read on its own.
+    // Read now, after the StatefulSet's orphan delete was accepted: one list
+    // of each kind (the plan's selector) instead of a read per object; an
+    // object the lists miss, or a conflict, is read on its own. The garbage
+    // collector may be orphaning the same objects meanwhile: a strategic
+    // merge patch deletes the old controller reference by its uid and merges
+    // ours, so its write and ours commute (no 409 to read again after).
     kube::ListOptions etcd_pods;
     etcd_pods.label_selector = std::string(op::kLabelName) + "=" + std::string(op::kLabelNameValue);
     json pods = must(step, k_.list_all(kube::resources::pods, p_.ns, etcd_pods));
@@ -666,14 +693,11 @@ class Pipeline {
         const json* fresh = listed(role ? pods : pvcs, name);
         for (int attempt = 0;; ++attempt) {
           auto obj = attempt == 0 && fresh != nullptr ? *fresh : must(step, k_.get(*r, p_.ns, name));
-          json patch = reown_patch(obj, p_.name, m, uid, role);
+          json patch = reown_strategic_patch(obj, p_.name, m, uid, role);
           if (patch.is_null()) break;
-          // Owner references are replaced wholesale: guard them with the
-          // resourceVersion read; labels are merged key by key.
-          if (patch["metadata"].contains("ownerReferences")) {
-            patch["metadata"]["resourceVersion"] = base::string_at(obj, "/metadata/resourceVersion");
-          }
-          auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Merge, patch);
+          kube::PatchOptions po;
+          po.idempotent = true;  // deletes and merges by key: the same result when sent twice
+          auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Strategic, patch, po);
           if (res) {
             acted = true;
             break;

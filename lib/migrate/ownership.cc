@@ -37,6 +37,28 @@ json reown_patch(const json& object, const std::string& cluster, const std::stri
   return patch.empty() ? json() : patch;
 }
 
+json reown_strategic_patch(const json& object, const std::string& cluster, const std::string& member,
+                           const std::string& member_uid, bool role_label) {
+  json merge = reown_patch(object, cluster, member, member_uid, role_label);
+  if (merge.is_null()) return json();
+  json patch = json::object();
+  patch["metadata"]["uid"] = base::string_at(object, "/metadata/uid");
+  if (merge["metadata"].contains("labels")) patch["metadata"]["labels"] = merge["metadata"]["labels"];
+  if (merge["metadata"].contains("ownerReferences")) {
+    json refs = json::array();
+    const json* old = base::find_at(object, "/metadata/ownerReferences");
+    if (old != nullptr && old->is_array()) {
+      for (const auto& r : *old) {
+        bool ours = r.value("kind", "") == op::kKindEtcdMember && r.value("uid", "") == member_uid;
+        if (r.value("controller", false) && !ours) refs.push_back({{"$patch", "delete"}, {"uid", r.value("uid", "")}});
+      }
+    }
+    refs.push_back(json(op::owner_reference(op::kKindEtcdMember, member, member_uid, true)));
+    patch["metadata"]["ownerReferences"] = refs;
+  }
+  return patch;
+}
+
 json headless_owner_references(const json& service, const std::vector<std::pair<std::string, std::string>>& members) {
   json refs = json::array();
   for (const auto& [name, uid] : members) {

@@ -17,6 +17,16 @@ namespace migrate {
 nlohmann::json reown_patch(const nlohmann::json& object, const std::string& cluster, const std::string& member,
                            const std::string& member_uid, bool role_label);
 
+// The same change as a strategic merge patch, for the apply: pods and PVCs
+// are core types whose ownerReferences merge by uid, so every controller
+// reference but EtcdMember <m>'s is deleted by its uid and <m>'s is merged in.
+// A concurrent writer of other owner references (the garbage collector
+// orphaning the object) then neither conflicts with it nor is undone by it.
+// Carries the object's uid (a write to an object recreated under the same
+// name fails). Null when nothing changes.
+nlohmann::json reown_strategic_patch(const nlohmann::json& object, const std::string& cluster,
+                                     const std::string& member, const std::string& member_uid, bool role_label);
+
 // The owner references of the legacy headless Service <hl> after adoption:
 // one non-controller entry per EtcdMember (name, uid) in name order, plus the
 // entries that are neither the legacy EtcdCluster's nor an EtcdMember's (docs/rules.md#smaller-gaps-closed).

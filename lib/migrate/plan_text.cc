@@ -54,11 +54,12 @@ void cluster_steps(std::ostringstream& out, const ClusterPlan& p) {
       << " prefilled, marker " << op::kAnnAdoptedFrom << ") and " << p.members.size() << " EtcdMember"
       << (p.members.size() == 1 ? "" : "s") << " (" << join_names(p.member_names) << ") with their reserved annotations\n";
   out << "    " << ++n << ". owner-reference Service " << p.headless_service << " to the adopted members\n";
+  out << "    " << ++n << ". orphan-delete StatefulSet " << c
+      << ", then re-own and label each member's pod and PVC (once the delete is accepted)\n";
   // The legacy operator made a PDB only for a podDisruptionBudgetTemplate.
-  out << "    " << ++n << ". orphan-delete StatefulSet " << c << " and delete its ControllerRevisions"
-      << (p.legacy_pdb ? ", " : " and ") << "ConfigMap " << op::legacy_cluster_state_configmap(c)
+  out << "    " << ++n << ". delete the StatefulSet's ControllerRevisions" << (p.legacy_pdb ? ", " : " and ")
+      << "ConfigMap " << op::legacy_cluster_state_configmap(c)
       << (p.legacy_pdb ? " and PodDisruptionBudget " + c : std::string()) << "\n";
-  out << "    " << ++n << ". re-own and label each member's pod and PVC\n";
   if (p.client_service == c && !p.client_service_exposure.empty()) {
     out << "    " << ++n << ". replace the client Service " << c << ", " << p.client_service_exposure
         << ", with the native headless Service of the same name: its external address is released "

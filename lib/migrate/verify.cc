@@ -95,6 +95,7 @@ class Verifier {
       return v_;
     }
     legacy();
+    statefulset();
     admin::TargetOptions o;
     o.ns = v_.ns;
     o.cluster = v_.name;
@@ -173,6 +174,30 @@ class Verifier {
       add("LEGACY", false, detail);
     }
   }
+
+  // The adoption goes on once the StatefulSet's orphan delete is accepted;
+  // the garbage collector lets it go soon after (docs/adoption-reown.md).
+  // Verified only once it is gone, waiting a bounded time for that.
+  void statefulset() {
+    auto sts = k_.get(kube::resources::statefulsets, v_.ns, v_.name);
+    if (!sts) {
+      bool gone = sts.error().kind == base::ErrorKind::NotFound;
+      add("STATEFULSET", gone, gone ? "the legacy StatefulSet is gone" : sts.error().one_line());
+      return;
+    }
+    if (base::find_at(*sts, "/metadata/deletionTimestamp") == nullptr) {
+      add("STATEFULSET", false, "StatefulSet " + v_.name + " is not being deleted: the adoption is unfinished, re-run adopt --apply");
+      return;
+    }
+    auto w = k_.wait_for(kube::resources::statefulsets, v_.ns, v_.name, kube::is_gone(), kStatefulSetWait);
+    add("STATEFULSET", w.ok(),
+        w ? "the legacy StatefulSet is gone"
+          : "StatefulSet " + v_.name + " is still Terminating after " + std::to_string(kStatefulSetWait.count() / 1000) +
+                " s: is the garbage collector (kube-controller-manager) running? " + w.error().one_line());
+  }
+
+  static constexpr std::chrono::milliseconds kStatefulSetWait{120000};
+
 
   // How long the adopted legacy EtcdCluster has been Terminating, what keeps
   // it, and how the wait ends (docs/adoption-runbook.md, "Legacy webhooks").

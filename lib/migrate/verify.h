@@ -17,7 +17,7 @@
 namespace migrate {
 
 struct VerifyCheck {
-  std::string code;  // stable: CLUSTER_ID, MEMBERS, PODS, VOLUMES, OWNERS, DATA, AUTH, LEGACY, CONSISTENCY
+  std::string code;  // stable: CLUSTER_ID, MEMBERS, PODS, VOLUMES, OWNERS, DATA, AUTH, LEGACY, STATEFULSET, CONSISTENCY
   bool ok = false;
   std::string detail;
 };

@@ -89,6 +89,21 @@ done
 closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
   --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | sed 's/:.*//' | sort -u)
 libs=$(ldd "$KUBECTL_ETCD" "$ETCD_MIGRATE" | awk '/=>/{print $3}' | sort -u)
+# The image is built by packaging/release-build.sh with -Dstatic_grpc=true:
+# what that option links from .a files (meson.build: pkg-config --static of
+# grpc++ and protobuf, less OpenSSL, zlib and libc's) is not needed at run
+# time, whatever this test's build linked.
+static_names=" $(pkg-config --static --libs-only-l grpc++ protobuf | tr ' ' '\n' | sed -n 's/^-l//p' |
+  grep -vxE 'ssl|crypto|z|dl|rt|m|atomic|pthread' | tr '\n' ' ') "
+grep -q -- "-Dstatic_grpc=true" "$pk/release-build.sh" || fail "packaging/release-build.sh does not set -Dstatic_grpc=true"
+grep -q "packaging/release-build.sh" "$pk/container/Containerfile" || fail "the Containerfile does not build with packaging/release-build.sh"
+dynamic=""
+for lib in $libs; do
+  name=$(basename "$lib" | sed -E 's/^lib//; s/\.so(\..*)?$//')
+  case "$static_names" in *" $name "*) continue ;; esac
+  dynamic="$dynamic $lib"
+done
+libs=$dynamic
 # libcurl is opened when first needed (lib/http/libcurl.h), so ldd does not list it.
 # awk reads to the end: exiting early would kill ldconfig by SIGPIPE, which
 # pipefail turns into this script's exit status 141.

@@ -66,16 +66,23 @@ namespace {
 
 void setup_member_list(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto f = options<CommonFlags>();
+  auto probe = std::make_shared<bool>(false);
   add_common_flags(sub, *f);
-  sub.footer("etcd's MemberList joined with the EtcdMembers and Pods. -o wide adds CLIENT URL and REACHABLE.\n"
-             "Exit 5 when some members did not answer their Status.");
-  sub.callback([&action, &program, f] {
-    action = [&program, f] {
+  sub.add_flag("--probe", *probe,
+               "Also ask every member for its Status: a REACHABLE column, exit 5 when some did not answer");
+  sub.footer("etcd's MemberList, asked of the first member that answers (as etcdctl does; no other member is\n"
+             "dialled), joined with the EtcdMembers and Pods. Exit 0 once the membership was read.\n"
+             "--probe (implied by -o wide) asks every member for its Status as well: REACHABLE column and\n"
+             "`reachable` field, exit 5 when some members did not answer. -o wide adds CLIENT URL.");
+  sub.callback([&action, &program, f, probe] {
+    action = [&program, f, probe] {
       auto ctx = open(*f, program);
       if (!ctx) return fail(program, ctx.error());
-      auto report = admin::member_list(ctx->session);
+      const bool probing = *probe || ctx->format == output::Format::Wide;
+      auto report = admin::member_list(ctx->session, probing);
       if (!report) return fail(program, report.error());
-      return print(program, output::render(admin::member_list_document(*report), admin::member_list_view(), ctx->format),
+      return print(program,
+                   output::render(admin::member_list_document(*report), admin::member_list_view(probing), ctx->format),
                    admin::member_list_exit_code(*report));
     };
   });

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "etcd/client.h"
 #include "etcd/member_id.h"
@@ -30,6 +31,15 @@ json live_members(const LegacyFixture& f) {
 std::string hex(unsigned long long v) { return etcd::format_member_id(v); }
 
 }  // namespace
+
+bool wait_statefulset_gone(const LegacyFixture& f, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (kubectl_result({"-n", f.ns(), "get", "statefulset", f.name()}).rc == 0) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return true;
+}
 
 Before record(const LegacyFixture& f) {
   Before b;
@@ -103,7 +113,9 @@ void check_adopted(const LegacyFixture& f, const Before& before, bool auth) {
   // The legacy control plane is gone; the legacy CR stays Terminating (docs/rules.md#legacy-webhooks).
   json legacy = get_json(ns, {"etcdclusters.etcd.aenix.io", c});
   CHECK(legacy["metadata"].contains("deletionTimestamp"));
-  CHECK(kubectl_result({"-n", ns, "get", "statefulset", c}).rc != 0);
+  // The adoption does not wait for the garbage collector to let the
+  // StatefulSet go (docs/adoption-reown.md); it goes soon after.
+  CHECK(wait_statefulset_gone(f));
   CHECK(kubectl_result({"-n", ns, "get", "configmap", c + "-cluster-state"}).rc != 0);
   CHECK(kubectl_result({"-n", ns, "get", "poddisruptionbudget", c}).rc != 0);
   const json revisions = get_json(ns, {"controllerrevisions"});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,9 @@ class Writer {
 };
 
 std::string backup_dir(const LegacyFixture& f);
+// The adopted cluster's legacy StatefulSet is gone within `limit` (the
+// garbage collector lets it go once its orphan delete has no dependents left).
+bool wait_statefulset_gone(const LegacyFixture& f, std::chrono::seconds limit = std::chrono::seconds(60));
 // adopt --apply --yes with the fixture's coordinates, --connect direct.
 CommandResult apply(const LegacyFixture& f, const std::vector<std::string>& extra,
                     const std::map<std::string, std::string>& env = {});

@@ -21,6 +21,8 @@ std::string uninterrupted_graph() {
   e2e::LegacyFixture f(ns.name(), "etcd", kFixture);
   auto r = e2e::apply(f, {"--backup-dir", e2e::backup_dir(f)});
   REQUIRE_MESSAGE(r.rc == 0, r.out << r.err);
+  // The adoption does not wait for the StatefulSet to go (docs/adoption-reown.md).
+  REQUIRE(e2e::wait_statefulset_gone(f));
   std::string graph = e2e::graph(f);
   // The object graph as reviewed once (uids, versions, times and the
   // namespace masked); GOLDEN_UPDATE=1 rewrites it.
@@ -75,7 +77,40 @@ TEST_CASE("killed after each step of the first half, the re-run ends as an unint
 
 TEST_CASE("killed after each step of the second half, the re-run ends as an uninterrupted run") {
   std::string expected = uninterrupted_graph();
-  for (const char* step : {"statefulset", "legacy-leftovers", "pods-and-pvcs", "service", "legacy-etcdcluster"}) {
+  for (const char* step : {"statefulset", "pods-and-pvcs", "legacy-leftovers", "service", "legacy-etcdcluster"}) {
     kill_and_resume(step, expected);
   }
+}
+
+// The pods change owner without waiting for the garbage collector, right
+// after the StatefulSet's orphan delete was accepted (docs/adoption-reown.md).
+// Killed in between, the StatefulSet is Terminating while no pod belongs to
+// an EtcdMember yet; the re-run re-owns them (whether or not the collector
+// has orphaned them meanwhile) and ends as an uninterrupted run.
+TEST_CASE("killed between the StatefulSet's orphan delete and the re-own, the re-run re-owns the pods") {
+  std::string expected = uninterrupted_graph();
+  e2e::Namespace ns("e2e-resume-reown");
+  e2e::LegacyFixture f(ns.name(), "etcd", kFixture);
+  e2e::Before before = e2e::record(f);
+  std::string dir = e2e::backup_dir(f);
+  auto killed = e2e::apply(f, {"--backup-dir", dir}, {{"ETCD_MIGRATE_TEST_KILL_AFTER", "statefulset"}});
+  INFO("killed run: " << killed.err);
+  CHECK(killed.rc != 0);
+  auto sts = e2e::kubectl_result({"-n", ns.name(), "get", "statefulset", "etcd", "-o", "json"});
+  if (sts.rc == 0) {  // the collector may already have let it go
+    auto meta = nlohmann::json::parse(sts.out)["metadata"];
+    CHECK(meta.contains("deletionTimestamp"));
+  }
+  for (const auto& [pod, uid] : before.pod_uids) {
+    auto p = nlohmann::json::parse(e2e::kubectl({"-n", ns.name(), "get", "pod", pod, "-o", "json"}));
+    for (const auto& r : p["metadata"].value("ownerReferences", nlohmann::json::array())) {
+      CHECK(r["kind"] != "EtcdMember");  // killed before the re-own
+    }
+  }
+  auto resumed = e2e::apply(f, {"--backup-dir", dir});
+  INFO("resumed run: " << resumed.out << resumed.err);
+  CHECK(resumed.rc == 0);
+  e2e::check_adopted(f, before, true);
+  CHECK(e2e::graph(f) == expected);
+  CHECK(e2e::etcd_migrate({"verify", "-n", ns.name(), "etcd"}).rc == 0);
 }

@@ -37,3 +37,9 @@ TEST_CASE("EtcdMember predicates read what the operator writes, and nothing else
   CHECK(admin::stored_id(odd) == 0);
   CHECK_FALSE(admin::has_member_finalizer(odd));
 }
+
+TEST_CASE("in_memory: only storage.medium Memory") {
+  CHECK(admin::in_memory(nlohmann::json::parse(R"({"spec": {"storage": {"medium": "Memory"}}})")));
+  CHECK_FALSE(admin::in_memory(nlohmann::json::parse(R"({"spec": {"storage": {"size": "1Gi"}}})")));
+  CHECK_FALSE(admin::in_memory(nlohmann::json::object()));
+}

@@ -55,6 +55,44 @@ TEST_CASE("status: 5 when some members did not answer, 2 when none did") {
   CHECK(admin::status_exit_code(r) == 2);
 }
 
+TEST_CASE("member list: exit 0 once the membership was read; 5 only when a probe found a member silent") {
+  admin::MemberListReport r;
+  CHECK(admin::member_list_exit_code(r) == 0);
+  r.probed = true;
+  CHECK(admin::member_list_exit_code(r) == 0);
+  r.unreachable = 1;
+  CHECK(admin::member_list_exit_code(r) == 5);
+}
+
+TEST_CASE("member list: REACHABLE is a column only with the probe; CLIENT URL only wide") {
+  nlohmann::ordered_json row = {{"name", "c-a"},      {"id", "0000000000000010"}, {"role", "voter"},
+                                {"started", true},    {"peerURLs", {"https://a:2380"}},
+                                {"clientURLs", {"https://a:2379"}}, {"cr", "ok"}, {"pod", "c-a"},
+                                {"findings", nlohmann::ordered_json::array()}};
+  admin::MemberListReport plain;
+  plain.members.push_back(row);
+  const auto doc = admin::member_list_document(plain);
+  auto table = output::render(doc, admin::member_list_view(false), output::Format::Table);
+  CHECK(table.find("REACHABLE") == std::string::npos);
+  CHECK(table.find("CLIENT URL") == std::string::npos);
+  CHECK(nlohmann::json::parse(output::render(doc, admin::member_list_view(false), output::Format::Json))["members"][0]
+            .contains("reachable") == false);
+
+  admin::MemberListReport probed;
+  probed.probed = true;
+  row["reachable"] = false;
+  probed.members.push_back(row);
+  const auto pdoc = admin::member_list_document(probed);
+  auto ptable = output::render(pdoc, admin::member_list_view(true), output::Format::Table);
+  CHECK(ptable.find("REACHABLE") != std::string::npos);
+  CHECK(ptable.find("CLIENT URL") == std::string::npos);
+  auto wide = output::render(pdoc, admin::member_list_view(true), output::Format::Wide);
+  CHECK(wide.find("REACHABLE") != std::string::npos);
+  CHECK(wide.find("CLIENT URL") != std::string::npos);
+  CHECK(nlohmann::json::parse(output::render(pdoc, admin::member_list_view(true), output::Format::Json))["members"][0]
+            ["reachable"] == false);
+}
+
 TEST_CASE("health table: findings follow as a second table; JSON has both") {
   admin::HealthReport r;
   auto a = row(true, true);

@@ -64,3 +64,37 @@ TEST_CASE("image repositories for the operator pod scan") {
   CHECK(migrate::image_repository("registry:5000/etcd-operator") == "registry:5000/etcd-operator");
   CHECK(migrate::image_repository("busybox") == "busybox");
 }
+
+TEST_CASE("the apply's re-own is a strategic merge patch: old controllers deleted by uid, ours merged, the uid kept") {
+  json pod = {{"metadata",
+               {{"uid", "p1"},
+                {"labels", {{"app.kubernetes.io/name", "etcd"}}},
+                {"ownerReferences",
+                 json::array({{{"apiVersion", "apps/v1"}, {"kind", "StatefulSet"}, {"name", "c"}, {"uid", "s1"},
+                               {"controller", true}},
+                              {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "keep"}, {"uid", "k1"}}})}}}};
+  json patch = migrate::reown_strategic_patch(pod, "c", "c-0", "m-uid", true);
+  REQUIRE(patch.is_object());
+  CHECK(patch["metadata"]["uid"] == "p1");
+  CHECK_FALSE(patch["metadata"].contains("resourceVersion"));  // commutes with the collector's own patch
+  CHECK(patch["metadata"]["labels"]["etcd-operator.cozystack.io/role"] == "voter");
+  const json& refs = patch["metadata"]["ownerReferences"];
+  REQUIRE(refs.size() == 2);
+  CHECK(refs[0] == json{{"$patch", "delete"}, {"uid", "s1"}});  // the ConfigMap is not named: it stays
+  CHECK(refs[1]["kind"] == "EtcdMember");
+  CHECK(refs[1]["uid"] == "m-uid");
+  CHECK(refs[1]["controller"] == true);
+
+  // Already ours with every label: nothing to send.
+  json adopted = pod;
+  adopted["metadata"]["ownerReferences"] = json::array({pod["metadata"]["ownerReferences"][1], refs[1]});
+  adopted["metadata"]["labels"].update(patch["metadata"]["labels"]);
+  CHECK(migrate::reown_strategic_patch(adopted, "c", "c-0", "m-uid", true).is_null());
+
+  // The collector orphaned it first (no controller left): only ours is merged.
+  json orphaned = pod;
+  orphaned["metadata"]["ownerReferences"] = json::array({pod["metadata"]["ownerReferences"][1]});
+  json p2 = migrate::reown_strategic_patch(orphaned, "c", "c-0", "m-uid", true);
+  REQUIRE(p2["metadata"]["ownerReferences"].size() == 1);
+  CHECK(p2["metadata"]["ownerReferences"][0]["uid"] == "m-uid");
+}

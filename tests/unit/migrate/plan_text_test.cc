@@ -55,7 +55,7 @@ TEST_CASE("the planning's progress lines are not part of the plan text") {
 
 TEST_CASE("the PodDisruptionBudget is named only when the legacy operator made one") {
   CHECK(migrate::plan_text(plan_of("01-defaults")).find("PodDisruptionBudget") == std::string::npos);
-  CHECK(migrate::plan_text(plan_of("01-defaults")).find("delete its ControllerRevisions and ConfigMap etcd-cluster-state\n") !=
+  CHECK(migrate::plan_text(plan_of("01-defaults")).find("delete the StatefulSet's ControllerRevisions and ConfigMap etcd-cluster-state\n") !=
         std::string::npos);
   std::string with_pdb = migrate::plan_text(plan_of("24-pdb-and-restore"));
   CHECK(with_pdb.find("ControllerRevisions, ConfigMap etcd-cluster-state and PodDisruptionBudget etcd\n") != std::string::npos);
