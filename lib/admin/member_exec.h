@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/member_plan.h"
+#include "admin/operator_scale.h"
 #include "admin/session.h"
 #include "base/result.h"
 #include "etcd/errors.h"
@@ -93,14 +94,6 @@ base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& membe
 
 base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options);
-
-// --stop-operator (docs/break-glass-design.md#operator-active): records the Deployment's replicas in an
-// annotation, scales it to 0, waits until its Pods are gone and the Lease
-// expired. restore_operator puts the recorded replicas back (also what a
-// later run does when it finds the annotation).
-base::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
-                          const std::function<void(const std::string&)>& progress);
-base::Status restore_operator(MemberEnv& env);
 
 nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& report);
 

@@ -1,3 +1,7 @@
+// Over 600 lines on purpose: the refusals and steps of add, promote,
+// remove, replace and roll come from one set of facts about the cluster and
+// share their checks (quorum, changes in flight, the operator's mode); what
+// the operator would write for a member is rendered in member_render.cc.
 #include "admin/member_plan.h"
 
 #include <algorithm>

@@ -1,3 +1,8 @@
+// Over 600 lines on purpose, for now: one Pipeline per legacy cluster whose
+// steps share the facts earlier steps established (auth disabled by us, the
+// backup taken, the pods re-owned), and crash-safety depends on their order
+// (docs/adoption-design.md). It is to move onto the step engine member
+// surgery will share (ARCHITECTURE.md); apply_text.cc renders its report.
 #include "migrate/apply.h"
 
 #include <openssl/rand.h>
