@@ -60,7 +60,10 @@ class OperatorCluster {
   // `kubectl-etcd check` exits 0 and reports no finding.
   void check_clean(const std::string& where) const;
   // Waits until the operator reports the cluster converged (e2e::converged).
-  void wait_converged(const std::string& what, std::chrono::seconds timeout = std::chrono::seconds(180)) const;
+  // The bound covers a scale-up the operator makes one member at a time
+  // (learner, catch-up, promotion) on a 2-core machine that runs other
+  // tests beside it; a clean run takes well under a minute per member.
+  void wait_converged(const std::string& what, std::chrono::seconds timeout = std::chrono::seconds(300)) const;
   // e2e::operator_errors for this namespace.
   std::vector<std::string> operator_errors(std::size_t from = 0) const;
   std::size_t log_size() const { return op_->log().size(); }
