@@ -5,6 +5,7 @@
 #include <set>
 
 #include "admin/target.h"
+#include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "etcd/member_id.h"
 #include "operator/names.h"
@@ -16,12 +17,6 @@ namespace {
 using json = nlohmann::json;
 
 std::string name_of(const json& o) { return o.contains("metadata") ? o["metadata"].value("name", "") : ""; }
-
-bool flag(const json& o, const char* section, const char* key) {
-  if (!o.contains(section) || !o[section].is_object()) return false;
-  const auto& v = o[section].value(key, json());
-  return v.is_boolean() && v.get<bool>();
-}
 
 std::optional<long long> integer(const json& o, const json::json_pointer& p) {
   if (!o.contains(p) || !o.at(p).is_number_integer()) return std::nullopt;
@@ -60,7 +55,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
     const std::string name = name_of(m);
     const bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
     const bool pending = !m.contains("spec") || m["spec"].value("initialCluster", "").empty();
-    const bool dormant = flag(m, "spec", "dormant");
+    const bool dormant = base::bool_at(m, "/spec/dormant");
     const json status = m.value("status", json::object());
     std::uint64_t stored = 0;
     if (auto id = status.value("memberID", ""); !id.empty()) {
@@ -92,7 +87,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
           "status.memberID " + etcd::format_member_id(stored) + " but etcd lists the member as " +
               etcd::format_member_id(e->id));
     }
-    const bool is_voter = flag(m, "status", "isVoter");
+    const bool is_voter = base::bool_at(m, "/status/isVoter");
     if (is_voter == e->is_learner) {
       add(finding::kIsVoterMismatch, Severity::Error, name, e->id,
           std::string("status.isVoter is ") + (is_voter ? "true" : "false") + " but etcd lists a " +
@@ -144,7 +139,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   std::string not_ready;
   for (const auto& m : in.members) {
     bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
-    if (terminating || flag(m, "spec", "dormant")) continue;
+    if (terminating || base::bool_at(m, "/spec/dormant")) continue;
     ++running;
     bool ready = false;
     for (const auto& c : m.value("/status/conditions"_json_pointer, json::array())) {

@@ -13,8 +13,7 @@ std::string name_of(const json& object) { return base::string_at(object, "/metad
 bool deleting(const json& object) { return object.contains("/metadata/deletionTimestamp"_json_pointer); }
 
 bool dormant(const json& member) {
-  const auto p = "/spec/dormant"_json_pointer;
-  return member.contains(p) && member.at(p).is_boolean() && member.at(p).get<bool>();
+  return base::bool_at(member, "/spec/dormant");
 }
 
 bool awaiting_initial_cluster(const json& member) {

@@ -19,10 +19,6 @@ namespace {
 
 using json = nlohmann::json;
 
-bool flag(const json& j, const json::json_pointer& p) {
-  return j.contains(p) && j.at(p).is_boolean() && j.at(p).get<bool>();
-}
-
 std::string svc_of(const json& cluster, const json& member) {
   std::string svc;
   if (member.contains("metadata") && member["metadata"].contains("annotations")) {
@@ -131,12 +127,12 @@ std::vector<MemberTarget> member_targets(const json& cluster, const json& member
     MemberTarget t;
     t.name = base::string_at(m, "/metadata/name");
     t.server_name = op::member_dns(t.name, svc_of(cluster, m), ns);
-    t.voter = flag(m, "/status/isVoter"_json_pointer);
+    t.voter = base::bool_at(m, "/status/isVoter");
     if (auto id = base::string_at(m, "/status/memberID"); !id.empty()) {
       if (auto parsed = etcd::parse_member_id(id)) t.id = *parsed;
     }
     auto it = pod_by_name.find(t.name);
-    if (flag(m, "/spec/dormant"_json_pointer)) {
+    if (base::bool_at(m, "/spec/dormant")) {
       t.problem = "member is dormant (cluster paused)";
     } else if (base::string_at(m, "/spec/initialCluster").empty()) {
       t.problem = "member is pending (no Pod yet)";
@@ -248,7 +244,7 @@ base::Status apply_credentials(kube::Client* kube, const TargetOptions& o, const
     } else {
       name = o.credentials_secret;
     }
-  } else if (!cluster.is_null() && flag(cluster, "/spec/auth/enabled"_json_pointer)) {
+  } else if (!cluster.is_null() && base::bool_at(cluster, "/spec/auth/enabled")) {
     // Used whether or not status.authEnabled is latched yet: while etcd has
     // auth off, the client goes on without a token.
     name = base::string_at(cluster, "/spec/auth/rootCredentialsSecretRef/name");

@@ -42,8 +42,7 @@ std::string LegacyCluster::tls_secret(const char* key) const {
 }
 
 bool LegacyCluster::enable_auth() const {
-  const auto* v = base::find_at(spec, "/security/enableAuth");
-  return v != nullptr && v->is_boolean() && v->get<bool>();
+  return base::bool_at(spec, "/security/enableAuth");
 }
 
 const nlohmann::json* LegacyCluster::etcd_container() const {
