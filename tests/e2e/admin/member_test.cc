@@ -2,7 +2,9 @@
 // standing in for the kubelet: each kind of target, the refusals, and a
 // writer that sees no error throughout. One cluster per version, sub-cases
 // in sequence.
+#include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "member_e2e.h"
 
@@ -154,10 +156,23 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(voters(c) == 3);
   CHECK(c.kubectl({"get", "etcdmember", "-o", "name"}).find(ms[1]) == std::string::npos);
   check_clean(c, "after replace");
+  // The member promoted by replace may still be catching up for a moment
+  // on a loaded machine (a CI run saw one unhealthy row right after the
+  // replace); what must hold is that the cluster gets there by itself.
+  auto all_healthy = [](const std::string& out) {
+    const json hd = json::parse(out, nullptr, false);
+    if (!hd.is_object() || !hd.contains("members") || hd["members"].empty()) return false;
+    for (const auto& row : hd["members"])
+      if (row["healthy"] != true) return false;
+    return true;
+  };
   auto h = c.tool({"health"}, {"-o", "json"});
+  for (int i = 0; i < 30 && !all_healthy(h.out); ++i) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    h = c.tool({"health"}, {"-o", "json"});
+  }
   CHECK_MESSAGE(h.rc == 1, h.out);  // healthy; only the HAND_RENDERED_POD findings make it 1
-  const json hd = json::parse(h.out);
-  for (const auto& row : hd["members"]) CHECK(row["healthy"] == true);
+  CHECK_MESSAGE(all_healthy(h.out), h.out);
 
   writer.finish();
   INFO("last writer error: " << writer.last_error());
