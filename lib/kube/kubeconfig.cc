@@ -200,8 +200,17 @@ base::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::stri
 base::Result<Kubeconfig> load_kubeconfig_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) {
-    int e = errno;
-    return config_error(path, std::string("cannot read: ") + std::strerror(e));
+    const int e = errno;
+    auto err = config_error(path, std::string("cannot read: ") + std::strerror(e));
+    // The exit code tells a missing file from an unreadable one, as for
+    // every other named object the user gave.
+    if (e == ENOENT || e == ENOTDIR) {
+      err.kind = ErrorKind::NotFound;
+      err.hint = "give an existing file with --kubeconfig or KUBECONFIG";
+    } else if (e == EACCES || e == EPERM) {
+      err.kind = ErrorKind::PermissionDenied;
+    }
+    return err;
   }
   std::stringstream ss;
   ss << f.rdbuf();

@@ -152,7 +152,8 @@ TEST_CASE("--kubeconfig wins over KUBECONFIG and must exist; ~/.kube/config is t
   o.kubeconfig = d.path + "/nope";
   auto missing = kube::load_config(o);
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().one_line() == "kubeconfig \"" + d.path + "/nope\": cannot read: No such file or directory");
+  CHECK(missing.error().one_line() == "kubeconfig \"" + d.path + "/nope\": cannot read: No such file or directory; give an existing file with --kubeconfig or KUBECONFIG");
+  CHECK(base::exit_code(missing.error().kind) == 6);
 
   auto h = opts();
   std::filesystem::create_directories(d.path + "/home/.kube");
