@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+
 namespace etcd {
 
 base::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) {
@@ -23,6 +25,9 @@ base::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) 
       return bad("unknown scheme \"" + scheme + "\"");
     }
     rest = rest.substr(p + 3);
+  } else if (rest.find('/') != std::string::npos) {
+    // "http//host", "https:/host": a mistyped scheme, not a path.
+    return bad("no \"://\" after the scheme");
   }
   if (auto slash = rest.find('/'); slash != std::string::npos) {
     if (rest.substr(slash) != "/") return bad("a path is not allowed");
@@ -36,12 +41,17 @@ base::Result<Endpoint> parse_endpoint(const std::string& url, bool default_tls) 
     if (close == std::string::npos) return bad("unclosed [");
     has_port = close + 1 < rest.size() && rest[close + 1] == ':';
   } else {
-    has_port = rest.find(':') != std::string::npos;
+    const auto colons = std::count(rest.begin(), rest.end(), ':');
+    if (colons > 1) return bad("an IPv6 address goes in brackets, as [::1]:2379");
+    has_port = colons == 1;
   }
   if (has_port) {
     auto colon = rest.rfind(':');
     std::string port = rest.substr(colon + 1);
-    if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos) return bad("bad port");
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+      return bad("bad port \"" + port + "\"");
+    if (const int n = std::stoi(port); n < 1 || n > 65535)
+      return bad("port " + port + " is out of range 1-65535");
   } else {
     rest += ":2379";
   }

@@ -30,6 +30,16 @@ TEST_CASE("bad endpoints are usage errors") {
   }
 }
 
+TEST_CASE("the error names what is wrong with the endpoint") {
+  auto why = [](const char* s) { return parse_endpoint(s, false).error().message; };
+  CHECK(why("http://127.0.0.1:99999") == "invalid etcd endpoint: port 99999 is out of range 1-65535");
+  CHECK(why("http://127.0.0.1:0") == "invalid etcd endpoint: port 0 is out of range 1-65535");
+  CHECK(why("http//bad::::") == "invalid etcd endpoint: no \"://\" after the scheme");
+  CHECK(why("https://fe80::1:2379").find("in brackets") != std::string::npos);
+  CHECK(why("https://h:2379/v3") == "invalid etcd endpoint: a path is not allowed");
+  CHECK(parse_endpoint("http://127.0.0.1:65535", false).ok());
+}
+
 TEST_CASE("address literals skip gRPC's DNS resolver; names go through it") {
   CHECK(etcd::grpc_target("127.1.0.2:2379") == "ipv4:127.1.0.2:2379");
   CHECK(etcd::grpc_target("[::1]:2379") == "ipv6:[::1]:2379");
