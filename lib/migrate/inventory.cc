@@ -64,6 +64,17 @@ base::Result<Inventory> discover(kube::Client& client, const std::string& ns) {
   auto schedules = list_if_served(client, op::resources::legacy_etcdbackupschedules, ns, inv.schedules_served);
   if (!schedules) return schedules.error();
   inv.schedules = std::move(*schedules);
+  // "Nothing to migrate" must not hide a mistyped -n. Asked only when the
+  // scope is empty, so a real adoption pays no extra request; a caller who
+  // may not read namespaces (403) gets the empty answer as before.
+  if (!ns.empty() && inv.empty()) {
+    auto space = client.get(kube::resources::namespaces, "", ns);
+    if (!space && space.error().kind == base::ErrorKind::NotFound) {
+      return base::make_error(base::ErrorKind::NotFound, "the namespace does not exist",
+                              kube::resources::namespaces.describe("", ns),
+                              "check -n/--namespace against kubectl get namespaces");
+    }
+  }
   return inv;
 }
 
