@@ -76,7 +76,11 @@ struct Conn {
 };
 
 bool retry_elsewhere(const base::Error& e, bool idempotent) {
-  if (e.reason == reason::kUnavailable || e.reason == reason::kLearnerNotSupported) return true;
+  // Leader changed and too many requests come with code Unavailable and
+  // were always retried as such; their own reasons only change the hint.
+  if (e.reason == reason::kUnavailable || e.reason == reason::kLearnerNotSupported ||
+      e.reason == reason::kLeaderChanged || e.reason == reason::kTooManyRequests)
+    return true;
   // A timed-out write may still apply; only reads move on.
   return idempotent && e.reason == reason::kDeadlineExceeded;
 }

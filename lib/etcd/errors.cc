@@ -38,6 +38,13 @@ const Known kKnown[] = {
     {"bad leader transferee", reason::kBadLeaderTransferee, base::ErrorKind::Failed,
      "the target must be a started voting member other than the leader"},
     {"etcdserver: not leader", reason::kNotLeader, base::ErrorKind::Failed, "send the call to the current leader"},
+    // etcd sends both with code Unavailable, but the member answered: the
+    // connection hint (endpoint, CA, server name) would send the user to the
+    // wrong place.
+    {"etcdserver: leader changed", reason::kLeaderChanged, base::ErrorKind::Failed,
+     "an election happened during the call; run it again (a write may or may not have been applied)"},
+    {"etcdserver: too many requests", reason::kTooManyRequests, base::ErrorKind::Failed,
+     "the member is behind on applying entries; retry in a moment"},
     {"etcdserver: no leader", reason::kNoLeader, base::ErrorKind::Failed, "the cluster has no leader (lost quorum?)"},
     {"rpc not supported for learner", reason::kLearnerNotSupported, base::ErrorKind::Failed,
      "the endpoint is a learner; use a voting member"},

@@ -54,6 +54,17 @@ TEST_CASE("membership errors are told apart by etcd's description (docs/rules.md
   }
 }
 
+TEST_CASE("leader changed is not a connection problem, though etcd sends it as Unavailable") {
+  auto e = map_error(kUnavailable, "etcdserver: leader changed", "Put", "member 000000000000000a");
+  CHECK(e.reason == "LeaderChanged");
+  CHECK(e.kind == ErrorKind::Failed);
+  CHECK(e.hint.find("run it again") != std::string::npos);
+  CHECK(e.hint.find("server name") == std::string::npos);
+  auto busy = map_error(kUnavailable, "etcdserver: too many requests", "Put", "");
+  CHECK(busy.reason == "TooManyRequests");
+  CHECK(busy.hint.find("server name") == std::string::npos);
+}
+
 TEST_CASE("the learner refusal is matched whatever its code (Unavailable on 3.4/3.5, FailedPrecondition on 3.6)") {
   for (int code : {kUnavailable, kFailedPrecondition}) {
     auto e = map_error(code, "etcdserver: rpc not supported for learner", "MemberList", "");
