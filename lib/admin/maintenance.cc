@@ -117,7 +117,7 @@ output::View alarm_view(bool disarm) {
   return v;
 }
 
-base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text) {
+base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text, bool must_be_listed) {
   for (const auto& m : s.target.members) {
     if (!m.name.empty() && m.name == text) {
       if (m.id != 0) return m.id;
@@ -134,6 +134,14 @@ base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text) 
   if (!id) {
     return base::make_error(base::ErrorKind::NotFound, "no member named \"" + text + "\"", {},
                            "give an EtcdMember name or a member ID");
+  }
+  if (must_be_listed && list) {
+    bool known = false;
+    for (const auto& m : list->members) known = known || m.id == *id;
+    if (!known) {
+      return base::make_error(base::ErrorKind::NotFound, "not a member of the cluster",
+                              "member " + etcd::format_member_id(*id), "list the members with `kubectl etcd member list`");
+    }
   }
   return *id;
 }
@@ -194,7 +202,9 @@ base::Result<MoveLeaderReport> move_leader(Session& s, const std::string& target
   out.from_name = Session::label(*leader->member);
   std::uint64_t to = 0;
   if (!target.empty()) {
-    auto id = resolve_member(s, target);
+    // etcd answers an unknown transferee with "bad leader transferee",
+    // which does not say that the member is not there.
+    auto id = resolve_member(s, target, true);
     if (!id) return std::move(id).error();
     to = *id;
   } else {

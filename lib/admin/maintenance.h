@@ -50,7 +50,9 @@ struct DisarmReport {
 base::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r);
 
 // Resolves --member: an EtcdMember/etcd name or a member ID (docs/rules.md#member-ids).
-base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text);
+// must_be_listed: an ID etcd's MemberList does not hold is NotFound (an alarm
+// may outlive its member, a leader transferee may not).
+base::Result<std::uint64_t> resolve_member(Session& s, const std::string& text, bool must_be_listed = false);
 
 // --- move-leader
 struct MoveLeaderReport {

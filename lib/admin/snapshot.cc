@@ -87,7 +87,13 @@ SnapshotFileReport verify_snapshot_file(const std::string& path) {
   out.path = path;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    out.error = std::string("cannot open: ") + std::strerror(errno);
+    const int e = errno;
+    out.error = std::string("cannot open: ") + std::strerror(e);
+    const auto kind = e == ENOENT || e == ENOTDIR ? base::ErrorKind::NotFound
+                      : e == EACCES || e == EPERM ? base::ErrorKind::PermissionDenied
+                                                  : base::ErrorKind::Failed;
+    out.cannot_open = base::make_error(kind, out.error, "file \"" + path + "\"",
+                                       kind == base::ErrorKind::NotFound ? "check the path" : "");
     return out;
   }
   base::Sha256 sha;

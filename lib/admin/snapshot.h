@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,9 @@ struct SnapshotFileReport {
   std::string sha256;  // of the db part
   bool valid = false;
   std::string error;
+  // Set when the file could not be opened at all: that is not a verdict on
+  // a snapshot but a wrong path (6) or a permission (7), for the caller to fail with.
+  std::optional<base::Error> cannot_open;
 };
 // Reads the file once in constant memory: size % 512 == 32 and the last 32
 // bytes equal the sha256 of everything before them (docs/rules.md#snapshot-stream).

@@ -45,7 +45,11 @@ std::string truncate(std::string s, size_t n) {
 }  // namespace
 
 std::string describe_request(const RequestContext& ctx) {
-  std::string s = ctx.verb + " " + ctx.resource.group_resource();
+  // Discovery asks for a group/version, not a resource: name the API.
+  const auto& r = ctx.resource;
+  std::string s = ctx.verb + " " +
+                  (r.plural.empty() ? "API " + (r.group.empty() ? r.version : r.group + "/" + r.version)
+                                    : r.group_resource());
   if (!ctx.subresource.empty()) s += "/" + ctx.subresource;
   if (!ctx.name.empty()) s += " \"" + ctx.name + "\"";
   if (ctx.resource.namespaced && !ctx.ns.empty()) s += " in namespace \"" + ctx.ns + "\"";

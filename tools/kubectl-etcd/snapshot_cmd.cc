@@ -120,6 +120,7 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
       }
       if (!st->file.empty()) {
         auto rep = admin::verify_snapshot_file(st->file);
+        if (rep.cannot_open) return fail(program, *rep.cannot_open);
         return print(program, output::render(admin::snapshot_file_document(rep), admin::snapshot_file_view(), *format),
                      rep.valid ? 0 : 1);
       }

@@ -183,4 +183,8 @@ TEST_CASE("a snapshot file is valid when its trailer is the sha256 of the rest")
   auto missing = admin::verify_snapshot_file(path);
   CHECK_FALSE(missing.valid);
   CHECK(missing.error.find("cannot open") != std::string::npos);
+  REQUIRE(missing.cannot_open.has_value());
+  CHECK(missing.cannot_open->kind == base::ErrorKind::NotFound);
+  CHECK(missing.cannot_open->one_line() == "file \"" + path + "\": cannot open: No such file or directory; check the path");
+  CHECK_FALSE(corrupt.cannot_open.has_value());
 }

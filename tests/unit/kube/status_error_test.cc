@@ -22,6 +22,14 @@ TEST_CASE("401 says unauthorized, cluster-scoped without a namespace") {
   CHECK(e.message == "unauthorized: cannot list namespaces: Unauthorized");
 }
 
+TEST_CASE("a refused discovery request names the API group and version") {
+  kube::RequestContext ctx{"get", kube::Resource{"etcd.aenix.io", "v1alpha1", "", "", false}, "", "", ""};
+  auto e = kube::status_error(401, R"({"kind":"Status","message":"Unauthorized","reason":"Unauthorized","code":401})", ctx);
+  CHECK(e.message == "unauthorized: cannot get API etcd.aenix.io/v1alpha1: Unauthorized");
+  kube::RequestContext core{"get", kube::Resource{"", "v1", "", "", false}, "", "", ""};
+  CHECK(kube::status_error(403, "", core).message == "cannot get API v1");
+}
+
 TEST_CASE("404 with a named object is NotFound; without one it is NotServed") {
   kube::RequestContext ctx{"get", ec, "ns", "c", ""};
   auto nf = kube::status_error(404, R"({"kind":"Status","reason":"NotFound","details":{"name":"c","group":"etcd-operator.cozystack.io","kind":"etcdclusters"},"code":404})", ctx);
