@@ -23,6 +23,14 @@ enum class ErrorKind {
   Terminated,        // 143: SIGTERM after a clean stop
 };
 
+// Every kind, in the table's order: for the programs' `__exit-codes`, which
+// the tests compare with the tables in README.md and docs/exit-codes.md.
+inline constexpr ErrorKind kErrorKinds[] = {
+    ErrorKind::Failed,   ErrorKind::Unhealthy, ErrorKind::CannotConnect,    ErrorKind::Refused,
+    ErrorKind::Timeout,  ErrorKind::Partial,   ErrorKind::NotFound,         ErrorKind::PermissionDenied,
+    ErrorKind::Usage,    ErrorKind::Interrupted, ErrorKind::Terminated,
+};
+
 struct Error {
   ErrorKind kind = ErrorKind::Failed;
   std::string message;  // what failed, e.g. "cannot list pods"

@@ -50,6 +50,18 @@ void add_hidden_commands(CLI::App& app, Action& action, Program& program) {
     };
   });
 
+  // The exit-code table as the code has it, "CODE KIND" per line: the
+  // bad-input test checks README.md and docs/exit-codes.md against it.
+  auto* codes = app.add_subcommand("__exit-codes", "Print the exit-code table: CODE KIND per line");
+  codes->group("");
+  codes->callback([&action, &program] {
+    action = [&program] {
+      for (auto kind : base::kErrorKinds) *program.out << base::exit_code(kind) << ' ' << base::kind_name(kind) << '\n';
+      program.out->flush();
+      return 0;
+    };
+  });
+
   // Every word after __complete is the command line being completed, flags
   // included, so this command parses nothing itself.
   auto* comp = app.add_subcommand("__complete", "Print the completions of WORDS (the last is the current word)");

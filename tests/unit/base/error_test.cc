@@ -1,5 +1,9 @@
 #include "base/error.h"
 
+#include <iterator>
+#include <set>
+#include <string>
+
 #include <doctest/doctest.h>
 
 using base::ErrorKind;
@@ -16,6 +20,13 @@ TEST_CASE("every error kind maps to the exit code of docs/exit-codes.md") {
   CHECK(base::exit_code(ErrorKind::Usage) == 128);
   CHECK(base::exit_code(ErrorKind::Interrupted) == 130);
   CHECK(base::exit_code(ErrorKind::Terminated) == 143);
+}
+
+TEST_CASE("kErrorKinds lists every kind once, each with its own name") {
+  std::set<std::string> names;
+  for (auto kind : base::kErrorKinds) names.insert(base::kind_name(kind));
+  CHECK(names.size() == std::size(base::kErrorKinds));
+  CHECK(names.size() == static_cast<size_t>(ErrorKind::Terminated) + 1);
 }
 
 TEST_CASE("one_line names the object, what failed and what to do") {
