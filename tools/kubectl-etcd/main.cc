@@ -24,6 +24,8 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace, roll, unwedge", setup_member},
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
     cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
+    cli::CommandSpec{"restore", "Create a new EtcdCluster restored from a snapshot (S3 object or PVC file)",
+                     setup_restore},
     cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},
     cli::CommandSpec{"compact", "Compact the key history", setup_compact},
     cli::CommandSpec{"alarm", "List or disarm alarms", setup_alarm},

@@ -164,6 +164,9 @@ TEST_CASE("kubectl-etcd: every command reads its shared flags before or after it
       {"snapshot", {{file, "--overwrite", "--member", members[1]}, target, {"sha256"}}},
       {"snapshot status", {{"--file", file}, kube_only}},
       {"snapshot list", {{"-c", c.name()}, kube_only}},
+      // The plan only: it reads the namespace from the flags, writes nothing.
+      {"restore", {{"etcd-new", "--version", "3.6.11", "--pvc", "snapshots", "--pvc-path", "x.db", "--dry-run"},
+                   kube_only}},
       {"version", {{}, {"-o", "json"}}},
   };
 
