@@ -11,11 +11,13 @@
 // of etcd containers only, so the seed's init containers (install-tools
 // from the operator image, then the restore agent in the etcd image) never
 // run here and the operator's restored cluster never starts. The test proves
-// everything up to the Pod the operator builds, and that the keys the
-// snapshot holds are the source's (restored with etcdutl, as the agent
-// would), not that the operator's seed came up with them.
+// everything up to the Pod the operator builds, and that the uploaded
+// object holds the source's keys (restored with etcdutl, as the agent would,
+// and served by an etcd of the test's own), not that the operator's seed came
+// up with them.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -229,7 +231,35 @@ TEST_CASE("restore: a saved snapshot through S3 or a PVC into a new EtcdCluster 
   const std::string data = e2e::var("TESTENV_DIR") + "/" + ns + "-restored";
   auto r = e2e::run({src.etcdutl_path(), "snapshot", "restore", object_path, "--data-dir", data});
   REQUIRE_MESSAGE(r.rc == 0, r.err);
-  CHECK(std::filesystem::exists(data + "/member/snap/db"));
+  // One etcd on the restored data dir, on a loopback IP of its own, for
+  // at most a minute; its keys are the source's.
+  const std::string ip = "127.77." + std::to_string(std::rand() % 250 + 1) + "." + std::to_string(std::rand() % 250 + 1);
+  const std::string etcd_bin = (std::filesystem::path(src.etcdctl_path()).parent_path() / "etcd").string();
+  const std::string client = "http://" + ip + ":2379";
+  const std::string peer = "http://" + ip + ":2380";
+  auto started = e2e::run({"sh", "-c",
+                           "timeout 60 \"$0\" --data-dir \"$1\" --listen-client-urls \"$2\" --advertise-client-urls "
+                           "\"$2\" --listen-peer-urls \"$3\" >\"$1.log\" 2>&1 & echo $!",
+                           etcd_bin, data, client, peer});
+  REQUIRE(started.rc == 0);
+  std::map<std::string, std::string> restored;
+  e2e::wait_until(
+      [&] {
+        auto got = e2e::run({src.etcdctl_path(), "--endpoints", client, "get", "", "--prefix", "-w", "json"});
+        if (got.rc != 0) return false;
+        restored.clear();
+        for (const auto& kv : json::parse(got.out).value("kvs", json::array())) {
+          auto decode = [](const std::string& b64) {
+            auto d = e2e::run({"sh", "-c", "printf %s \"$0\" | base64 -d", b64});
+            return d.out;
+          };
+          restored[decode(kv["key"])] = decode(kv["value"]);
+        }
+        return true;
+      },
+      std::chrono::seconds(30), "etcd on the restored data dir to answer");
+  e2e::run({"kill", started.out.substr(0, started.out.find('\n'))});
+  CHECK(restored == keys);
 
   e2e::kubectl({"-n", ns, "delete", "etcdclusters.etcd-operator.cozystack.io", "--all", "--wait=false"});
   std::filesystem::remove_all(bucket_dir);
