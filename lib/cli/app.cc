@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cli/shared_flags.h"
+
 namespace cli {
 
 std::string display_name(std::string_view argv0) {
@@ -68,8 +70,11 @@ std::vector<std::string> subcommand_names(CLI::App& app) {
 
 std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
                               Diag& diag) {
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  words = hoist_shared_flags(app, words);
+  std::reverse(words.begin(), words.end());  // CLI11 reads the vector from its end
   try {
-    app.parse(argc, argv);
+    app.parse(std::move(words));
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
       // --help, --help-all, --version: CLI11 prints them on the stream we give.

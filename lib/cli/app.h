@@ -19,7 +19,8 @@ namespace cli {
 // plugins; other names are kept as they are.
 std::string display_name(std::string_view argv0);
 
-// Parses; returns std::nullopt when the program should go on, otherwise the
+// Parses, after moving the shared flags written before a command behind it
+// (cli/shared_flags.h); returns std::nullopt when the program should go on, otherwise the
 // exit code: 0 after --help or --version (printed on `out`), 128 after a
 // usage error (one line on diag).
 std::optional<int> parse_args(CLI::App& app, int argc, const char* const* argv, std::ostream& out,

@@ -1,5 +1,6 @@
 #include "cli/command.h"
 
+#include "cli/shared_flags.h"
 #include "cli/version_cmd.h"
 
 namespace cli {
@@ -19,7 +20,8 @@ void add_output_flag(CLI::App& sub, std::string& value, bool accept_text) {
   if (accept_text) allowed.push_back("text");
   sub.add_option("-o,--output", value, "Output format: " + CLI::detail::join(allowed, "|"))
       ->check(CLI::IsMember(allowed))
-      ->default_str("table");
+      ->default_str("table")
+      ->group(kSharedGroup);
 }
 
 int print_result(Program& program, const nlohmann::ordered_json& doc, const output::View& view,

@@ -2,6 +2,7 @@
 
 
 #include "base/text.h"
+#include "cli/shared_flags.h"
 
 namespace cli {
 
@@ -100,7 +101,9 @@ Completion complete(const CLI::App& root, const std::string& binary, const std::
       continue;
     }
     if (!only_positionals && w.size() > 1 && w[0] == '-') {
+      // Shared flags may stand before the command they belong to.
       const CLI::Option* o = find_option(*app, w);
+      if (!o) o = find_shared_flag(*app, w.substr(0, w.find('=')));
       if (!o || !takes_value(o)) continue;
       auto eq = w.find('=');
       if (eq != std::string::npos) {
@@ -125,6 +128,7 @@ Completion complete(const CLI::App& root, const std::string& binary, const std::
   std::string value_prefix = cur;
   if (!value_of && !only_positionals && cur.starts_with("--") && cur.find('=') != std::string::npos) {
     value_of = find_option(*app, cur);
+    if (!value_of) value_of = find_shared_flag(*app, cur.substr(0, cur.find('=')));
     if (value_of) {
       result.insert_prefix = cur.substr(0, cur.find('=') + 1);
       value_prefix = cur.substr(cur.find('=') + 1);
@@ -145,6 +149,14 @@ Completion complete(const CLI::App& root, const std::string& binary, const std::
       std::string desc = first_line(o->get_description());
       for (const auto& l : o->get_lnames()) add_if(result.candidates, cur, "--" + l, desc);
       for (const auto& s : o->get_snames()) add_if(result.candidates, cur, "-" + s, desc);
+    }
+    if (positionals_seen == 0) {
+      for (const auto* o : shared_flags_below(*app)) {
+        if (find_option(*app, long_name(o))) continue;  // offered above
+        std::string desc = first_line(o->get_description());
+        for (const auto& l : o->get_lnames()) add_if(result.candidates, cur, "--" + l, desc);
+        for (const auto& s : o->get_snames()) add_if(result.candidates, cur, "-" + s, desc);
+      }
     }
     return result;
   }

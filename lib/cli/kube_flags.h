@@ -22,6 +22,9 @@ namespace cli {
 // `ns_help` describes what -n means for this command.
 void add_kube_flags(CLI::App& sub, kube::ConnectOptions& flags, const std::string& ns_help);
 
+// --connect auto|direct|port-forward (docs/rules.md#connect-modes).
+void add_connect_flag(CLI::App& sub, std::string& value);
+
 
 // Loads the configuration, builds the client, sends kubeconfig warnings to
 // diag, and with -v logs each request (method, path, status, time; never

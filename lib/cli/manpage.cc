@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "cli/shared_flags.h"
+
 namespace cli {
 
 std::string roff_escape(const std::string& text) {
@@ -175,6 +177,12 @@ std::vector<ManPage> man_pages(const CLI::App& root, const std::string& binary, 
     top << "See \\fB" << roff_escape(binary + "-" + c->get_name()) << "\\fR(1).\n";
   }
   write_options(top, root, ".SH");
+  if (auto shared = shared_flags_below(root); !shared.empty()) {
+    top << ".SH \"SHARED FLAGS\"\n";
+    write_text(top, "The commands that take these flags accept them before or after the command name, and "
+                    "between nested commands, with the same meaning (each command's page says what it takes):");
+    for (const auto* o : shared) write_option(top, o);
+  }
   write_exit_status(top, root);
   top << ".SH SEE ALSO\n";
   for (size_t i = 0; i < commands.size(); ++i) {

@@ -30,6 +30,7 @@ std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
   return cat({c, "-", buf});
 }
+std::string restore_object_key(std::string_view c) { return cat({c, "-restore.db"}); }
 std::string future_member_dns(std::string_view c, std::string_view ns) {
   return member_dns(cat({c, "-00000"}), c, ns);
 }

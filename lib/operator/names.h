@@ -108,6 +108,12 @@ inline constexpr std::string_view kWatchNamespaceEnv = "WATCH_NAMESPACE";
 inline constexpr std::string_view kWatchNamespaceArg = "--watch-namespace";
 // kubectl-etcd snapshot save --via-cr: <c>-<UTC yyyymmdd-hhmmss> (docs/rules.md#etcdsnapshot).
 std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time_point t);
+// kubectl-etcd restore --file with an S3 source and no --s3-key: the object
+// the file is uploaded to, <c>-restore.db (docs/restore.md).
+std::string restore_object_key(std::string_view c);
+// The S3 user metadata name carrying the uploaded file's sha256 (whole file,
+// trailer included), by which a re-run recognises its own upload.
+inline constexpr std::string_view kRestoreSha256Metadata = "etcd-restore-sha256";
 // The key health reads (etcdctl endpoint health reads the same).
 inline constexpr std::string_view kHealthKey = "health";
 

@@ -149,8 +149,7 @@ void setup_adopt_command(CLI::App& sub, cli::Action& action, cli::Program& progr
   sub.add_flag("--apply", r.apply, "Execute the plan (without it only the plan is printed)");
   sub.add_flag("--dry-run", r.dry_run, "Print the plan and change nothing (the default)");
   sub.add_flag("-y,--yes", r.yes, "Do not ask for confirmation before --apply");
-  sub.add_option("--connect", r.connect, "How etcd members are reached: auto|direct|port-forward")
-      ->default_str("auto");
+  cli::add_connect_flag(sub, r.connect);
   sub.add_option("--concurrency", r.concurrency, "Clusters inspected and adopted at once")->default_str("4");
 
   auto* gate = "Controller check";

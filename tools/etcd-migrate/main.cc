@@ -9,6 +9,8 @@
 #include "cli/app.h"
 #include "cli/command.h"
 #include "cli/hidden_cmds.h"
+#include "cli/kube_flags.h"
+#include "cli/shared_flags.h"
 #include "cli/version_cmd.h"
 
 #include "adopt.h"
@@ -24,12 +26,27 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"version", "Print the version of etcd-migrate", cli::setup_version_command},
 };
 
-// As in the reference, a bare `etcd-migrate [flags]` means `adopt [flags]`.
+// Where the command name stands, behind any shared flags written before it.
+size_t command_position(const std::vector<char*>& args) {
+  std::vector<std::string> words(args.begin() + 1, args.end());
+  CLI::App table;
+  kube::ConnectOptions kube;
+  std::string output, connect;
+  cli::add_kube_flags(table, kube, "");
+  cli::add_output_flag(table, output, true);
+  cli::add_connect_flag(table, connect);
+  return cli::command_position(table, words) + 1;
+}
+
+// As in the reference, a bare `etcd-migrate [flags]` means `adopt [flags]`;
+// shared flags may stand before a named command (`-n prod verify`).
 std::vector<char*> with_default_command(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
+  if (args.empty()) return args;
   static char adopt[] = "adopt";
   bool help = argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0);
-  if (argc == 1 || (!help && argv[1][0] == '-')) args.insert(args.begin() + 1, adopt);
+  size_t at = command_position(args);
+  if (!help && (at == args.size() || args[at][0] == '-')) args.insert(args.begin() + 1, adopt);
   return args;
 }
 
@@ -49,7 +66,8 @@ int main(int argc, char** argv) {
 
   cli::Action action;
   auto args = with_default_command(argc, argv);
-  cli::register_commands(app, kCommands, action, program, args.size() > 1 ? args[1] : "");
+  size_t at = args.empty() ? 0 : command_position(args);
+  cli::register_commands(app, kCommands, action, program, at < args.size() ? args[at] : "");
   cli::add_hidden_commands(app, action, program);
   if (auto rc = cli::parse_args(app, static_cast<int>(args.size()), args.data(), std::cout, diag)) return *rc;
   return action ? action() : 0;

@@ -47,8 +47,7 @@ void setup_verify_command(CLI::App& sub, cli::Action& action, cli::Program& prog
   auto flags = std::make_shared<VerifyFlags>();
   cli::add_kube_flags(sub, flags->kube, "Only this namespace (default: every namespace)");
   cli::add_output_flag(sub, flags->output, true);
-  sub.add_option("--connect", flags->connect, "How etcd members are reached: auto|direct|port-forward")
-      ->default_str("auto");
+  cli::add_connect_flag(sub, flags->connect);
   sub.add_option("name", flags->name, "The adopted cluster (default: every adopted cluster in scope)");
   sub.footer("Exit 0 when every check holds, 1 when one does not, 6 when nothing adopted matches.");
   sub.callback([&action, &program, flags] {

@@ -2,29 +2,41 @@
 
 #include "base/duration.h"
 #include "base/text.h"
+#include "cli/shared_flags.h"
 
 namespace kubectl_etcd {
 
+void add_cluster_flag(CLI::App& sub, std::string& value, const std::string& help) {
+  sub.add_option("-c,--cluster", value, help)->group(cli::kSharedGroup);
+}
+
 void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output) {
+  const char* shared = cli::kSharedGroup;
   cli::add_kube_flags(sub, f.kube, "Namespace of the cluster (default: the context's)");
-  sub.add_option("-c,--cluster", f.cluster, "The EtcdCluster to work on");
-  sub.add_option("-p,--pod", f.pod, "One member's pod (its cluster comes from the pod's label without -c)");
+  add_cluster_flag(sub, f.cluster, "The EtcdCluster to work on");
+  sub.add_option("-p,--pod", f.pod, "One member's pod (its cluster comes from the pod's label without -c)")
+      ->group(shared);
   sub.add_option("-s,--credentials-secret", f.credentials_secret,
-                 "basic-auth Secret (NAME or NS/NAME) with root's password, instead of the cluster's");
-  sub.add_option("--endpoints", f.endpoints, "Comma-separated client URLs of any etcd ($ETCDCTL_ENDPOINTS)");
-  sub.add_option("--cacert", f.cacert, "CA file to verify the members ($ETCDCTL_CACERT)");
-  sub.add_option("--cert", f.cert, "Client certificate file ($ETCDCTL_CERT)");
-  sub.add_option("--key", f.key, "Client key file ($ETCDCTL_KEY)");
-  sub.add_option("--user", f.user, "etcd user NAME[:PASSWORD] ($ETCDCTL_USER, $ETCDCTL_PASSWORD)");
-  sub.add_option("--tls-server-name", f.tls_server_name, "Verify the members' certificates for this name");
-  sub.add_flag("--insecure-skip-tls-verify", f.insecure_skip_tls_verify, "Do not verify the members' certificates");
-  sub.add_option("--connect", f.connect, "How members are reached: auto|direct|port-forward")
-      ->check(CLI::IsMember({"auto", "direct", "port-forward"}))
-      ->default_str("auto");
+                 "basic-auth Secret (NAME or NS/NAME) with root's password, instead of the cluster's")
+      ->group(shared);
+  sub.add_option("--endpoints", f.endpoints, "Comma-separated client URLs of any etcd ($ETCDCTL_ENDPOINTS)")
+      ->group(shared);
+  sub.add_option("--cacert", f.cacert, "CA file to verify the members ($ETCDCTL_CACERT)")->group(shared);
+  sub.add_option("--cert", f.cert, "Client certificate file ($ETCDCTL_CERT)")->group(shared);
+  sub.add_option("--key", f.key, "Client key file ($ETCDCTL_KEY)")->group(shared);
+  sub.add_option("--user", f.user, "etcd user NAME[:PASSWORD] ($ETCDCTL_USER, $ETCDCTL_PASSWORD)")->group(shared);
+  sub.add_option("--tls-server-name", f.tls_server_name, "Verify the members' certificates for this name")
+      ->group(shared);
+  sub.add_flag("--insecure-skip-tls-verify", f.insecure_skip_tls_verify, "Do not verify the members' certificates")
+      ->group(shared);
+  cli::add_connect_flag(sub, f.connect);
   sub.add_option("--operator", f.operator_deployment,
-                 "The operator Deployment NS/NAME whose Lease says it runs (default etcd-operator-system/etcd-operator)");
-  sub.add_option("--dial-timeout", f.dial_timeout, "Connection budget per member")->default_str("5s");
-  sub.add_option("--command-timeout", f.command_timeout, "Budget of one call per member")->default_str("5s");
+                 "The operator Deployment NS/NAME whose Lease says it runs (default etcd-operator-system/etcd-operator)")
+      ->group(shared);
+  sub.add_option("--dial-timeout", f.dial_timeout, "Connection budget per member")->default_str("5s")->group(shared);
+  sub.add_option("--command-timeout", f.command_timeout, "Budget of one call per member")
+      ->default_str("5s")
+      ->group(shared);
   if (with_output) cli::add_output_flag(sub, f.output);
 }
 

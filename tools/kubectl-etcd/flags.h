@@ -31,8 +31,11 @@ struct CommonFlags {
   std::string operator_deployment;
 };
 
-// Adds the shared flags to a leaf command; `with_output` adds -o too.
+// Adds the shared flags to a leaf command; `with_output` adds -o too. They
+// are accepted before the command name as well (cli/shared_flags.h).
 void add_common_flags(CLI::App& sub, CommonFlags& f, bool with_output = true);
+// -c/--cluster alone, for commands that take no other target flag.
+void add_cluster_flag(CLI::App& sub, std::string& value, const std::string& help);
 
 // Everything a command needs once parsed: the Kubernetes client (null with
 // --endpoints), the session and the output format.

@@ -2,12 +2,16 @@
 // main() only registers the command table and parses; the logic lives in lib/.
 #include <array>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/app.h"
 #include "cli/command.h"
 #include "cli/hidden_cmds.h"
+#include "cli/shared_flags.h"
 #include "cli/version_cmd.h"
 #include "commands.h"
+#include "flags.h"
 
 namespace {
 
@@ -20,6 +24,8 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace, roll, unwedge", setup_member},
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
     cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
+    cli::CommandSpec{"restore", "Create a new EtcdCluster restored from a snapshot (S3 object or PVC file)",
+                     setup_restore},
     cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},
     cli::CommandSpec{"compact", "Compact the key history", setup_compact},
     cli::CommandSpec{"alarm", "List or disarm alarms", setup_alarm},
@@ -31,6 +37,16 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"add-member", "Refused (Go plugin): use `member add`", setup_add_member},
     cli::CommandSpec{"version", "Print the version of kubectl-etcd", cli::setup_version_command},
 };
+
+// The command name, behind any shared flags written before it.
+std::string selected_command(int argc, char** argv) {
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  CLI::App table;
+  CommonFlags unused;
+  add_common_flags(table, unused);
+  auto at = cli::command_position(table, words);
+  return at < words.size() ? words[at] : std::string();
+}
 
 }  // namespace
 
@@ -48,7 +64,7 @@ int main(int argc, char** argv) {
              "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
 
   cli::Action action;
-  cli::register_commands(app, kCommands, action, program, argc > 1 ? argv[1] : "");
+  cli::register_commands(app, kCommands, action, program, selected_command(argc, argv));
   cli::add_hidden_commands(app, action, program);
   if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
   return action ? action() : 0;

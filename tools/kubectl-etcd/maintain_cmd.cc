@@ -212,6 +212,10 @@ void setup_forfeit_leadership(CLI::App& sub, cli::Action& action, cli::Program& 
 }
 
 void setup_add_member(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  // The shared flags parse as in every command (before or after its name),
+  // though the command is always refused.
+  auto f = options<CommonFlags>();
+  add_common_flags(sub, *f);
   auto url = std::make_shared<std::string>();
   sub.add_option("url", *url, "Peer URL (refused)");
   sub.allow_extras();

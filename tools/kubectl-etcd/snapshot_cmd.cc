@@ -139,7 +139,7 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto& list = *sub.add_subcommand("list", "The EtcdSnapshots of a namespace (of one cluster with -c)");
   cli::add_kube_flags(list, ls->common.kube, "Namespace of the EtcdSnapshots (default: the context's)");
   cli::add_output_flag(list, ls->common.output);
-  list.add_option("-c,--cluster", ls->common.cluster, "Only the snapshots of this EtcdCluster");
+  add_cluster_flag(list, ls->common.cluster, "Only the snapshots of this EtcdCluster");
   list.callback([&action, &program, ls] {
     action = [&program, ls] {
       auto format = output::parse_format(ls->common.output);

@@ -1,4 +1,5 @@
 #include "cli/completion.h"
+#include "cli/shared_flags.h"
 
 #include <algorithm>
 
@@ -115,4 +116,24 @@ TEST_CASE("scripts for the three shells call the program's __complete") {
   CHECK(plugin->find("kubectl etcd ...") != std::string::npos);
   CHECK(plugin->find("echo \":4\"") != std::string::npos);
   CHECK_FALSE(cli::completion_script("kubectl", "etcd-migrate").has_value());  // not a kubectl plugin
+}
+
+TEST_CASE("shared flags before the command: their values, then the commands, then the flags") {
+  CLI::App app{"test", "kubectl-etcd"};
+  std::string ns, output;
+  auto* member = app.add_subcommand("member", "Members");
+  auto* list = member->add_subcommand("list", "List");
+  list->add_option("-n,--namespace", ns, "Namespace")->group(cli::kSharedGroup);
+  list->add_option("-o,--output", output, "Format")->check(CLI::IsMember({"table", "json"}))->group(cli::kSharedGroup);
+  auto run = [&app](V words) { return cli::complete(app, "kubectl-etcd", words); };
+
+  auto c = run({"-n", "pr"});
+  CHECK(c.lookup == cli::ValueKind::Namespace);
+  CHECK(c.prefix == "pr");
+  CHECK(values(run({"-n", "prod", ""})) == V{"member"});
+  CHECK(run({"-n", "prod", "member", "list", "-o", ""}).scope.ns == "prod");
+  CHECK(values(run({"-n", "prod", "member", ""})) == V{"list"});
+  CHECK(values(run({"member", "-o", ""})) == V{"json", "table"});
+  CHECK(values(run({"--o"})) == V{"--output"});
+  CHECK(values(run({"member", "-"})) == V{"--help", "--namespace", "--output", "-h", "-n", "-o"});
 }

@@ -1,4 +1,5 @@
 #include "cli/manpage.h"
+#include "cli/shared_flags.h"
 
 #include <doctest/doctest.h>
 
@@ -42,4 +43,23 @@ TEST_CASE("one page per program and per visible top-level command") {
   const auto& s = pages[2].text;
   CHECK(s.find(".SH \"KUBECTL ETCD SNAPSHOT SAVE\"") != std::string::npos);
   CHECK(s.find(".SS ARGUMENTS\n.TP\n\\fIpath\\fR\nThe file\n") != std::string::npos);
+}
+
+TEST_CASE("the program's page lists the shared flags once, with the rule") {
+  CLI::App app{"Inspect things.", "kubectl etcd"};
+  std::string ns, format;
+  for (const char* name : {"health", "status"}) {
+    auto* sub = app.add_subcommand(name, "A command");
+    sub->add_option("-n,--namespace", ns, "The namespace")->group(cli::kSharedGroup);
+    sub->add_option("-o,--output", format, "Format")->group(cli::kSharedGroup);
+  }
+  auto pages = cli::man_pages(app, "kubectl-etcd", "kubectl etcd", "etcd-operator-cli 0.1.0");
+  const auto& top = pages[0].text;
+  auto at = top.find(".SH \"SHARED FLAGS\"");
+  REQUIRE(at != std::string::npos);
+  CHECK(top.find("before or after the command name", at) != std::string::npos);
+  auto ns_at = top.find("\\-\\-namespace", at);
+  CHECK(ns_at != std::string::npos);
+  CHECK(top.find("\\-\\-namespace", ns_at + 1) == std::string::npos);
+  CHECK(pages[1].text.find("SHARED FLAGS (BEFORE OR AFTER THE COMMAND)") != std::string::npos);
 }
