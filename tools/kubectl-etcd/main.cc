@@ -19,6 +19,8 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"status", "Cluster summary and each member's Status", setup_status},
     cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace, roll, unwedge", setup_member},
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
+    cli::CommandSpec{"certs", "The cluster's certificates: names, expiry, chain, and whether new members are covered",
+                     setup_certs},
     cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
     cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},
     cli::CommandSpec{"compact", "Compact the key history", setup_compact},
