@@ -28,6 +28,7 @@ void setup_member_unwedge(CLI::App& sub, cli::Action& action, cli::Program& prog
 void setup_remove_member(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_leave(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_certs(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_report(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program);
 
 }  // namespace kubectl_etcd

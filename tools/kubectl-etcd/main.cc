@@ -21,6 +21,8 @@ constexpr std::array kCommands = {
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
     cli::CommandSpec{"certs", "The cluster's certificates: names, expiry, chain, and whether new members are covered",
                      setup_certs},
+    cli::CommandSpec{"report", "A support bundle (.tar.gz) of the cluster's objects and health, without Secret values",
+                     setup_report},
     cli::CommandSpec{"snapshot", "Save, verify and list snapshots", setup_snapshot},
     cli::CommandSpec{"defrag", "Defragment one member, or the cluster safely", setup_defrag},
     cli::CommandSpec{"compact", "Compact the key history", setup_compact},
