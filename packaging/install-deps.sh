@@ -9,7 +9,7 @@ packages=(
   # build
   g++ meson ninja-build pkg-config cmake
   protobuf-compiler protobuf-compiler-grpc libgrpc++-dev libprotobuf-dev
-  libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev doctest-dev
+  libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev zlib1g-dev nlohmann-json3-dev doctest-dev
   # tests: etcd 3.4 server and client, certificates, scripts
   etcd-server etcd-client openssl curl python3 util-linux procps iproute2 git ca-certificates
   # benchmarks

@@ -44,7 +44,7 @@ std::vector<std::string> member_secrets(const json& cluster) {
   }
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
     auto s = base::string_at(cluster, "/spec/tls/peer/secretRef/name");
-    out.push_back(s.empty() ? c + "-peer-tls" : s);
+    out.push_back(s.empty() ? op::cert_manager_peer_secret(c) : s);
   }
   return out;
 }
@@ -101,7 +101,7 @@ json new_member(const json& cluster) {
   }
   if (cluster.contains("/spec/tls/peer"_json_pointer)) {
     auto peer = base::string_at(cluster, "/spec/tls/peer/secretRef/name");
-    tls["peerSecretRef"] = {{"name", peer.empty() ? c + "-peer-tls" : peer}};
+    tls["peerSecretRef"] = {{"name", peer.empty() ? op::cert_manager_peer_secret(c) : peer}};
   } else if (op::annotation(cluster, op::kAnnPeerAutoTls) == "true") {
     tls["peerAutoTLS"] = true;
   }

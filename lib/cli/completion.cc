@@ -76,6 +76,7 @@ ValueKind value_kind(const std::string& binary, const std::string& command_path,
     if (command_path == "move-leader" && name == "target") return ValueKind::Member;
     if (command_path == "snapshot status" && name == "name") return ValueKind::Snapshot;
     if (name == "path") return ValueKind::File;
+    if (command_path == "report" && name == "--dir") return ValueKind::Directory;
   }
   if (binary == "etcd-migrate") {
     if (name == "--backup-dir") return ValueKind::Directory;

@@ -160,6 +160,23 @@ void check_live(const op::LegacyCluster& legacy, const ClusterFacts& facts, bool
   (void)legacy;
 }
 
+// docs/certificates.md: what `kubectl-etcd certs` finds in the legacy TLS
+// Secrets, as verdicts; an expired certificate blocks.
+void check_certificates(const ClusterFacts& facts, ClusterPlan& plan) {
+  if (!facts.certificates_error.empty()) {
+    plan.verdicts.push_back({"W25", "the TLS Secrets' certificates could not be judged: " + facts.certificates_error});
+  }
+  for (const auto& f : facts.certificates) {
+    for (const auto& p : f.problems) {
+      const char* id = p.code == "expired"                              ? "B21"
+                       : p.code == "expiring"                           ? "W24"
+                       : p.code == "san-today" || p.code == "san-future" ? "W23"
+                                                                         : "W25";
+      plan.verdicts.push_back({id, p.message});
+    }
+  }
+}
+
 void add_notes(const op::LegacyCluster& legacy, const PlanOptions& options, ClusterPlan& plan) {
   const std::string hl = legacy.headless_service(), cs = legacy.client_service(), c = legacy.name;
   if (!options.backup_configured && !options.skip_backup) {
@@ -317,6 +334,7 @@ ClusterPlan plan_cluster(const op::LegacyCluster& legacy, const ClusterFacts& fa
   check_existing(legacy, facts, plan);
   check_service_c(legacy, facts, plan);
   check_client_service(legacy, facts, options, plan);
+  check_certificates(facts, plan);
 
   if (has_blocker(plan.verdicts)) {
     plan.action = ClusterAction::Error;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/cert_check.h"
 #include "etcd/config.h"
 
 namespace migrate {
@@ -58,6 +59,11 @@ struct ClusterFacts {
   // The TLS material inspection read from the legacy Secrets; --apply dials
   // with it instead of reading the Secrets again. Never printed.
   std::optional<etcd::TlsConfig> tls;
+  // The legacy TLS Secrets' certificates judged against today's members and
+  // the operator's future ones (docs/certificates.md); the error when they
+  // could not be read.
+  std::vector<admin::CertFinding> certificates;
+  std::string certificates_error;
 };
 
 struct PlanOptions {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 
+#include "admin/certs.h"
 #include "base/json_at.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -177,6 +179,16 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
   }
 
   auto tls = legacy_tls(client, legacy);
+  if (tls) {
+    nlohmann::json pods = nlohmann::json::array();
+    for (const auto& pod : inventory.pods) {
+      if (base::string_at(pod, "/metadata/namespace") == ns) pods.push_back(pod);
+    }
+    auto certs = admin::judge_legacy_certificates(
+        client, legacy, pods, std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+    if (certs) facts.certificates = std::move(certs.value());
+    else facts.certificates_error = certs.error().one_line();
+  }
   if (!tls) {
     facts.inspect_error = "TLS material: " + tls.error().one_line();
   } else {

@@ -22,6 +22,7 @@ std::string member_dns(std::string_view pod, std::string_view service, std::stri
 }
 std::string cert_manager_server_secret(std::string_view c) { return cat({c, "-server-tls"}); }
 std::string cert_manager_operator_client_secret(std::string_view c) { return cat({c, "-operator-client-tls"}); }
+std::string cert_manager_peer_secret(std::string_view c) { return cat({c, "-peer-tls"}); }
 std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time_point t) {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};

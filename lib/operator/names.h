@@ -100,6 +100,7 @@ inline constexpr std::string_view kSecretPassword = "password";
 inline constexpr std::string_view kRootUser = "root";
 std::string cert_manager_server_secret(std::string_view c);           // <c>-server-tls
 std::string cert_manager_operator_client_secret(std::string_view c);  // <c>-operator-client-tls
+std::string cert_manager_peer_secret(std::string_view c);             // <c>-peer-tls
 // Whether the operator runs (docs/break-glass-design.md#operator-active): its leader Lease in the
 // operator's namespace, its Deployment's container and namespace filter.
 inline constexpr std::string_view kOperatorLease = "aa20b3a9.etcd-operator.cozystack.io";

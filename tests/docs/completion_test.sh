@@ -121,6 +121,8 @@ expect "kubectl-etcd he" health
 expect "kubectl-etcd snapshot " list save status
 expect "kubectl-etcd alarm " disarm list
 expect "kubectl-etcd mo" move-leader
+expect "kubectl-etcd ce" certs
+expect "kubectl-etcd rep" report
 expect "etcd-migrate ad" adopt
 expect "etcd-migrate " adopt verify version
 # Flags and fixed values.
@@ -132,6 +134,8 @@ expect "kubectl-etcd alarm disarm --alarm " CORRUPT NOSPACE
 # Live names from the kubeconfig and the apiserver.
 expect "kubectl-etcd health --context " "$(k config current-context)" other-ctx
 expect "kubectl-etcd health -n $ns --cluster " alpha beta
+expect "kubectl-etcd certs -n $ns -c " alpha beta
+expect "kubectl-etcd report -n $ns --cluster " alpha beta
 expect "kubectl-etcd health --context other-ctx -c " alpha beta
 expect "kubectl-etcd defrag -n $ns -c alpha --member " alpha-0 alpha-1
 expect "kubectl-etcd status -n $ns -c beta -p " beta-0 beta-1

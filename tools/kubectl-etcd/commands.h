@@ -27,6 +27,8 @@ void setup_member_roll(CLI::App& sub, cli::Action& action, cli::Program& program
 void setup_member_unwedge(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_remove_member(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_leave(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_certs(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_report(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_restore(CLI::App& sub, cli::Action& action, cli::Program& program);
 

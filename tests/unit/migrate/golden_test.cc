@@ -44,6 +44,16 @@ migrate::ClusterFacts facts_from(const json& j) {
                   : a == "NoPassword" ? migrate::ClusterFacts::AuthSecret::NoPassword
                                       : migrate::ClusterFacts::AuthSecret::NotGiven;
   f.root_secret_exists = j.value("rootSecretExists", false);
+  // What cert_check found in the legacy TLS Secrets: one finding per entry.
+  for (const auto& c : j.value("certificates", json::array())) {
+    admin::CertFinding finding;
+    finding.source = {c.value("role", ""), c.value("secret", ""), c.value("caSecret", "")};
+    for (const auto& p : c.value("problems", json::array())) {
+      finding.problems.push_back({p.value("code", ""), p.value("severity", ""), p.value("message", "")});
+    }
+    f.certificates.push_back(finding);
+  }
+  f.certificates_error = j.value("certificatesError", "");
   return f;
 }
 

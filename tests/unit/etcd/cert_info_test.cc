@@ -1,0 +1,48 @@
+#include "etcd/cert_info.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+std::string testdata(const std::string& name) {
+  std::ifstream f(std::string(SOURCE_ROOT) + "/tests/unit/etcd/testdata/" + name);
+  REQUIRE(f.good());
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("subject, issuer, names and end of a CA-signed certificate") {
+  auto info = etcd::certificate_info(testdata("leaf.pem"), "x");
+  REQUIRE(info.ok());
+  CHECK(info->subject.find("CN=etcd-0") != std::string::npos);
+  CHECK(info->issuer == "CN=test-ca");
+  CHECK(info->dns_names == std::vector<std::string>{"*.etcd.ns.svc", "etcd-0.etcd.ns.svc"});
+  CHECK(info->ip_addresses == std::vector<std::string>{"127.0.0.1"});
+  CHECK(etcd::rfc3339_utc(info->not_after) == "2099-12-31T23:59:59Z");
+  CHECK(etcd::rfc3339_utc(info->not_before) == "2026-01-01T00:00:00Z");
+  CHECK_FALSE(info->is_ca);
+  auto ca = etcd::certificate_info(testdata("ca.pem"), "x");
+  REQUIRE(ca.ok());
+  CHECK(ca->is_ca);
+}
+
+TEST_CASE("a key is not a certificate, and the error names the origin without the PEM") {
+  auto info = etcd::certificate_info("-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n-----END PRIVATE KEY-----\n", "Secret s key tls.crt");
+  REQUIRE_FALSE(info.ok());
+  CHECK(info.error().one_line().find("Secret s key tls.crt") != std::string::npos);
+  CHECK(info.error().one_line().find("c2VjcmV0") == std::string::npos);
+}
+
+TEST_CASE("the chain verifies against its own CA only") {
+  CHECK(etcd::verify_chain(testdata("leaf.pem"), testdata("ca.pem")).empty());
+  CHECK(etcd::verify_chain(testdata("leaf.pem"), testdata("other-ca.pem") + testdata("ca.pem")).empty());
+  CHECK_FALSE(etcd::verify_chain(testdata("leaf.pem"), testdata("other-ca.pem")).empty());
+  CHECK(etcd::verify_chain(testdata("leaf.pem"), "") == "the CA is not a PEM certificate");
+  CHECK(etcd::verify_chain("", testdata("ca.pem")) == "not a PEM certificate");
+}
