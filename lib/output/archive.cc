@@ -142,16 +142,21 @@ base::Result<std::string> gzip(const std::string& data) {
   return out;
 }
 
+base::Status refuse_existing(const std::string& path, const std::string& flag) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    return base::make_error(base::ErrorKind::Refused, "exists", path, "choose another " + flag + " or remove it");
+  }
+  return {};
+}
+
 base::Status write_tar_gz(const std::string& path, const std::vector<ArchiveFile>& files, const std::string& root,
                           std::time_t mtime) {
   auto tar = tar_bytes(files, root, mtime);
   if (!tar) return std::move(tar).error();
   auto gz = gzip(*tar);
   if (!gz) return std::move(gz).error();
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    return base::make_error(base::ErrorKind::Refused, "exists", path, "choose another --output file or remove it");
-  }
+  if (auto free = refuse_existing(path, "-f/--file"); !free) return free;
   const std::string part = path + ".part";
   ::unlink(part.c_str());
   if (auto st = write_file(part, *gz, 0600); !st) {
@@ -167,10 +172,8 @@ base::Status write_tar_gz(const std::string& path, const std::vector<ArchiveFile
 }
 
 base::Status write_directory(const std::string& dir, const std::vector<ArchiveFile>& files) {
+  if (auto free = refuse_existing(dir, "--dir"); !free) return free;
   std::error_code ec;
-  if (std::filesystem::exists(dir, ec)) {
-    return base::make_error(base::ErrorKind::Refused, "exists", dir, "choose another --dir or remove it");
-  }
   const std::string part = dir + ".part";
   std::filesystem::remove_all(part, ec);
   for (const auto& f : files) {

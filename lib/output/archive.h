@@ -28,6 +28,10 @@ base::Result<std::string> gzip(const std::string& data);
 
 // `path` (a .tar.gz) holding `files` under `root/`; the file is private
 // (0600) until complete, then 0644.
+// Refused (3) when `path` exists: the bundle never replaces a file or folder;
+// `flag` names the option to change in the hint.
+base::Status refuse_existing(const std::string& path, const std::string& flag);
+
 base::Status write_tar_gz(const std::string& path, const std::vector<ArchiveFile>& files, const std::string& root,
                           std::time_t mtime);
 

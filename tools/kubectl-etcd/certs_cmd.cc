@@ -10,7 +10,8 @@ namespace kubectl_etcd {
 void setup_certs(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto f = options<CommonFlags>();
   cli::add_kube_flags(sub, f->kube, "Namespace of the cluster (default: the context's)");
-  sub.add_option("-c,--cluster", f->cluster, "The EtcdCluster (v1alpha2, or a legacy etcd.aenix.io one)")->required();
+  add_cluster_flag(sub, f->cluster, "The EtcdCluster (v1alpha2, or a legacy etcd.aenix.io one)");
+  sub.get_option("--cluster")->required();
   cli::add_output_flag(sub, f->output);
   sub.footer("Per certificate of the server, peer and client Secrets: subject, DNS names, issuer, end of validity,\n"
              "whether it verifies against the CA the members trust, and whether its names cover today's members\n"

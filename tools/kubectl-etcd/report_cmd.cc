@@ -35,6 +35,11 @@ void setup_report(CLI::App& sub, cli::Action& action, cli::Program& program) {
       if (f->common.cluster.empty()) {
         return fail(program, base::make_error(base::ErrorKind::Usage, "report needs a cluster", {}, "pass -c NAME"));
       }
+      // A taken name is known before minutes of collecting, not after.
+      if (!f->dir.empty() || !f->file.empty()) {
+        auto free = f->dir.empty() ? output::refuse_existing(f->file, "-f/--file") : output::refuse_existing(f->dir, "--dir");
+        if (!free) return fail(program, free.error());
+      }
       auto k = open_kube(f->common, program);
       if (!k) return fail(program, k.error());
       // etcd may be down: that is a bug report's usual case, recorded, not fatal.

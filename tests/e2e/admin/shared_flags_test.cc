@@ -6,6 +6,7 @@
 // invocations are read-only or --dry-run against a real native-fixture
 // cluster, so every run reads the same live state.
 #include <algorithm>
+#include <fstream>
 #include <functional>
 #include <set>
 
@@ -129,6 +130,9 @@ TEST_CASE("kubectl-etcd: every command reads its shared flags before or after it
   const Words target{"-c", c.name(), "-n", c.ns(), "--connect", "direct", "--operator", c.ns() + "/etcd-operator",
                      "--dial-timeout", "5s", "-o", "json"};
   const Words kube_only{"-n", c.ns(), "-o", "json"};
+  const Words with_cluster{"-c", c.name(), "-n", c.ns(), "-o", "json"};
+  const std::string taken = e2e::var("TESTENV_DIR") + "/" + c.ns() + "-report-taken.tar.gz";
+  { std::ofstream(taken) << "taken\n"; }
   const std::string file = e2e::var("TESTENV_DIR") + "/" + c.ns() + "-shared-flags.db";
   auto with = [&target](Words extra) {
     Words w = target;
@@ -167,6 +171,10 @@ TEST_CASE("kubectl-etcd: every command reads its shared flags before or after it
       // The plan only: it reads the namespace from the flags, writes nothing.
       {"restore", {{"etcd-new", "--version", "3.6.11", "--pvc", "snapshots", "--pvc-path", "x.db", "--dry-run"},
                    kube_only}},
+      {"certs", {{}, with_cluster}},
+      // A bundle path that is taken: refused (3) before anything is gathered,
+      // the same way wherever the shared flags stand.
+      {"report", {{"-f", taken}, target}},
       {"version", {{}, {"-o", "json"}}},
   };
 
