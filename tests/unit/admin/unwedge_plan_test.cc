@@ -14,7 +14,7 @@ admin::LiveState healthy(bool operator_active = true) { return three_members(ope
 
 std::vector<std::string> fixes(const admin::UnwedgePlan& p) {
   std::vector<std::string> out;
-  for (const auto& f : p.fixes) out.push_back(f.id + ":" + f.symptom);
+  for (const auto& f : p.fixes) out.push_back(admin::fix_name(f.id) + std::string(":") + f.symptom);
   return out;
 }
 
