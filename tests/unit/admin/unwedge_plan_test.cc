@@ -152,3 +152,10 @@ TEST_CASE("without a MemberList the membership symptoms are not judged") {
   s.etcd_error = "context deadline exceeded";
   CHECK(admin::plan_unwedge(s, {}, Clock::now()).refused());
 }
+
+TEST_CASE("the fixes' names, as the plan, the summary and the JSON document print them") {
+  CHECK(std::string(admin::fix_name(admin::FixId::ClearId)) == "clear-id");
+  CHECK(std::string(admin::fix_name(admin::FixId::Release)) == "release");
+  CHECK(std::string(admin::fix_name(admin::FixId::RemoveLearner)) == "remove-learner");
+  CHECK(std::string(admin::fix_name(admin::FixId::ExpireDeadline)) == "expire-deadline");
+}
