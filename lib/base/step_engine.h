@@ -63,7 +63,7 @@ struct StepPolicy {
 // The untyped core the template below wraps: steps are 0..n-1.
 struct RunCore {
   RunEnd end = RunEnd::Finished;
-  std::size_t at = 0;          // Failed / Stopped: the step it ended at (n: after the last)
+  std::size_t at = 0;          // Failed / Stopped: as StepRun::at below (n: after the last)
   std::optional<Error> error;  // Failed, or Stopped by a step's Interrupted answer
 };
 RunCore run_core(std::size_t n, const std::function<Result<StepAnswer>(std::size_t)>& step, const StepPolicy& policy,
@@ -79,7 +79,9 @@ struct StepRecord {
 template <class Id>
 struct StepRun {
   RunEnd end = RunEnd::Finished;
-  std::optional<Id> at;                   // Failed / Stopped inside or before a step: that step
+  // Failed: the step that could not; Stopped: the step that answered
+  // Interrupted, or the first one not asked (none after the last step).
+  std::optional<Id> at;
   std::optional<Error> error;             // Failed, or a step's Interrupted answer
   std::vector<StepRecord<Id>> records;    // in order; Quiet answers are not recorded
   bool finished() const { return end == RunEnd::Finished; }
