@@ -1,9 +1,8 @@
-// Over 600 lines on purpose, for now: the break-glass steps are methods of
-// one Runner that share what earlier steps learnt (the member added, its ID,
-// the Pod rendered) and the one resumption rule (each step re-reads live
-// state). Splitting it means the typed step engine that adoption will share
-// (ARCHITECTURE.md); reading state and scaling the operator already live in
-// their own files.
+// Over 600 lines on purpose: the break-glass steps are methods of one Runner
+// that share what earlier steps learnt (the member added, its ID, the Pod
+// rendered); the order, the records, the retries on a conflict and the
+// resumption rule are the step engine's (docs/step-engine.md). Reading state
+// and scaling the operator live in their own files.
 #include "admin/member_exec.h"
 
 #include <algorithm>
@@ -33,6 +32,9 @@ namespace admin {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using Answer = base::StepAnswer;
+
+const char* outcome_word(const Answer& answer) { return answer.acted() ? "done" : "skipped"; }
 
 namespace {
 
@@ -64,12 +66,26 @@ class Runner {
   }
 
   base::Result<ExecReport> run() {
-    for (const auto& s : plan_.steps) {
-      auto r = with_retries(s.id);
-      if (!r) return std::move(r).error();
-      report_.steps.push_back({s.id, r->first, r->second});
-      if (o_.step_done) o_.step_done(report_.steps.back());
-      if (o_.after_step) o_.after_step(s.id);
+    std::vector<MemberStep> ids;
+    for (const auto& s : plan_.steps) ids.push_back(s.id);
+    // A 409: the object changed between the step's read and its write; the
+    // step reads and decides again.
+    base::StepPolicy policy;
+    policy.attempts = 6;
+    policy.retry_if = [](const base::Error& e) { return kube::is_conflict(e); };
+    auto run = base::run_steps<MemberStep>(
+        ids, [this](MemberStep s) { return do_step(s); }, policy,
+        [this](const base::StepRecord<MemberStep>& r) {
+          report_.steps.push_back({r.id, outcome_word(r.answer), r.answer.detail});
+          if (o_.step_done) o_.step_done(report_.steps.back());
+          if (o_.after_step) o_.after_step(step_name(r.id));
+        },
+        [this](MemberStep s, const base::Error&) {
+          progress(std::string(step_name(s)) + ": the object changed meanwhile; reading it again");
+        });
+    if (!run.finished()) {
+      if (run.error) return std::move(*run.error);
+      return base::make_error(base::ErrorKind::Interrupted, "stopped between two steps", {}, "re-run to finish");
     }
     report_.member = added_.empty() || plan_.op == MemberOp::Remove ? plan_.member : added_;
     report_.id = plan_.op == MemberOp::Remove ? plan_.id : (added_id_ != 0 ? added_id_ : plan_.id);
@@ -77,14 +93,6 @@ class Runner {
   }
 
  private:
-  base::Result<Outcome> with_retries(const std::string& step) {
-    for (int attempt = 0;; ++attempt) {
-      auto r = do_step(step);
-      if (r || !kube::is_conflict(r.error()) || attempt >= 5) return r;
-      progress(step + ": the object changed meanwhile; reading it again");
-    }
-  }
-
   void progress(const std::string& s) {
     if (o_.progress) o_.progress(s);
   }
@@ -101,50 +109,52 @@ class Runner {
   base::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
 
   // --- steps ---------------------------------------------------------------------
-  base::Result<Outcome> do_step(const std::string& s) {
-    if (s == "scale") return scale(+1);
-    if (s == "grow") return grow();
-    if (s == "create-member") return create_member();
-    if (s == "register") return register_learner();
-    if (s == "wire") return wire();
-    if (s == "render") return render();
-    if (s == "record") return record();
-    if (s == "ready") return ready();
-    if (s == "promote") return promote();
-    if (s == "mark-voter") return mark_voter();
-    if (s == "pdb") return pdb();
-    if (s == "move-leader") return move_leader();
-    if (s == "clear-id") return clear_id();
-    if (s == "delete-member") return delete_member();
-    if (s == "remove-etcd") return remove_etcd();
-    if (s == "release") return release();
-    if (s == "count") return count();
-    if (s == "wait-added") return wait_added();
-    if (s == "wait-removed") return wait_removed();
-    if (s == "wait-filled") return wait_filled();
-    if (s == "force-delete-pod") return force_delete_pod();
-    if (s == "mark-roll") return mark_roll();
-    if (s == "delete-pod") return delete_pod();
-    if (s == "wait-pod") return wait_pod();
-    if (s == "rejoin") return rejoin();
-    if (s == "unmark-roll") return unmark_roll();
-    return base::make_error(base::ErrorKind::Failed, "unknown step " + s);
+  base::Result<Answer> do_step(MemberStep s) {
+    switch (s) {
+      case MemberStep::Scale: return scale(+1);
+      case MemberStep::Grow: return grow();
+      case MemberStep::CreateMember: return create_member();
+      case MemberStep::Register: return register_learner();
+      case MemberStep::Wire: return wire();
+      case MemberStep::Render: return render();
+      case MemberStep::Record: return record();
+      case MemberStep::Ready: return ready();
+      case MemberStep::Promote: return promote();
+      case MemberStep::MarkVoter: return mark_voter();
+      case MemberStep::Pdb: return pdb();
+      case MemberStep::MoveLeader: return move_leader();
+      case MemberStep::ClearId: return clear_id();
+      case MemberStep::DeleteMember: return delete_member();
+      case MemberStep::RemoveEtcd: return remove_etcd();
+      case MemberStep::Release: return release();
+      case MemberStep::Count: return count();
+      case MemberStep::WaitAdded: return wait_added();
+      case MemberStep::WaitRemoved: return wait_removed();
+      case MemberStep::WaitFilled: return wait_filled();
+      case MemberStep::ForceDeletePod: return force_delete_pod();
+      case MemberStep::MarkRoll: return mark_roll();
+      case MemberStep::DeletePod: return delete_pod();
+      case MemberStep::WaitPod: return wait_pod();
+      case MemberStep::Rejoin: return rejoin();
+      case MemberStep::UnmarkRoll: return unmark_roll();
+    }
+    return base::make_error(base::ErrorKind::Failed, std::string("unknown step ") + step_name(s));
   }
 
   // The member the add part works on (created, or resumed).
   const std::string& adding() const { return added_.empty() ? member_ : added_; }
 
-  base::Result<Outcome> scale(int delta) {
+  base::Result<Answer> scale(int delta) {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     long long n = cl->value("/spec/replicas"_json_pointer, 3LL);
     auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                          guarded(*cl, {{"spec", {{"replicas", n + delta}}}}));
     if (!r) return std::move(r).error();
-    return Outcome{"done", "spec.replicas " + std::to_string(n + delta)};
+    return Answer::did("spec.replicas " + std::to_string(n + delta));
   }
 
-  base::Result<Outcome> grow() {
+  base::Result<Answer> grow() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     const long long want = plan_.replicas + 1;
@@ -163,21 +173,21 @@ class Runner {
                            po);
       if (!r) return std::move(r).error();
     }
-    return Outcome{"done", "replicas " + std::to_string(want)};
+    return Answer::did("replicas " + std::to_string(want));
   }
 
-  base::Result<Outcome> create_member() {
-    if (!added_.empty()) return Outcome{"skipped", added_};
+  base::Result<Answer> create_member() {
+    if (!added_.empty()) return Answer::already(added_);
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     auto r = kube_.create(op::resources::etcdmembers, ns_, new_member(*cl));
     if (!r) return std::move(r).error();
     added_ = name_of(*r);
     progress("created EtcdMember " + added_);
-    return Outcome{"done", added_};
+    return Answer::did(added_);
   }
 
-  base::Result<Outcome> register_learner() {
+  base::Result<Answer> register_learner() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     auto m = member(adding());
@@ -188,7 +198,7 @@ class Runner {
     if (const auto* e = find_member(*l, 0, {}, url)) {
       added_id_ = e->id;
       add_members_ = l->members;
-      return Outcome{"skipped", "already registered as " + etcd::format_member_id(e->id)};
+      return Answer::already("already registered as " + etcd::format_member_id(e->id));
     }
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_add({url}, true); }, o_.timeout, o_.progress);
     if (!r) {
@@ -199,17 +209,17 @@ class Runner {
       if (e == nullptr) return std::move(r).error();
       added_id_ = e->id;
       add_members_ = again->members;
-      return Outcome{"skipped", "already registered as " + etcd::format_member_id(e->id)};
+      return Answer::already("already registered as " + etcd::format_member_id(e->id));
     }
     added_id_ = r->member.id;
     add_members_ = r->members;
-    return Outcome{"done", "learner " + etcd::format_member_id(added_id_)};
+    return Answer::did("learner " + etcd::format_member_id(added_id_));
   }
 
-  base::Result<Outcome> wire() {
+  base::Result<Answer> wire() {
     auto m = member(adding());
     if (!m) return std::move(m).error();
-    if (!base::string_at(*m, "/spec/initialCluster").empty()) return Outcome{"skipped", "already wired"};
+    if (!base::string_at(*m, "/spec/initialCluster").empty()) return Answer::already("already wired");
     if (add_members_.empty()) {
       auto l = members_now();
       if (!l) return std::move(l).error();
@@ -219,13 +229,13 @@ class Runner {
                   {"spec", {{"initialCluster", initial_cluster(add_members_)}}}};
     auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge, guarded(*m, patch));
     if (!r) return std::move(r).error();
-    return Outcome{"done", "initialCluster " + initial_cluster(add_members_)};
+    return Answer::did("initialCluster " + initial_cluster(add_members_));
   }
 
-  base::Result<Outcome> render() {
+  base::Result<Answer> render() {
     auto pod = get_opt(kube::resources::pods, adding());
     if (!pod) return std::move(pod).error();
-    if (!pod->is_null()) return Outcome{"skipped", "Pod exists"};
+    if (!pod->is_null()) return Answer::already("Pod exists");
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     auto m = member(adding());
@@ -245,10 +255,10 @@ class Runner {
     }
     auto r = kube_.create(kube::resources::pods, ns_, render_pod(*cl, *m, repo, env_.rendered_by));
     if (!r && r.error().reason != "AlreadyExists") return std::move(r).error();
-    return Outcome{"done", "image " + repo};
+    return Answer::did("image " + repo);
   }
 
-  base::Result<Outcome> record() {
+  base::Result<Answer> record() {
     auto pod = kube_.get(kube::resources::pods, ns_, adding());
     if (!pod) return std::move(pod).error();
     auto m = member(adding());
@@ -264,18 +274,18 @@ class Runner {
     for (const auto& [k, v] : status.items()) {
       if (!m->contains("status") || !(*m)["status"].contains(k) || (*m)["status"][k] != v) same = false;
     }
-    if (same) return Outcome{"skipped", "already recorded"};
+    if (same) return Answer::already("already recorded");
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
                          guarded(*m, {{"status", status}}), po);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "pod " + base::string_at(*pod, "/metadata/uid")};
+    return Answer::did("pod " + base::string_at(*pod, "/metadata/uid"));
   }
 
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
   template <class F>
-  base::Result<Outcome> poll(const std::string& what, F&& try_once) {
+  base::Result<Answer> poll(const std::string& what, F&& try_once) {
     // The operator-mediated waits share one budget: --timeout bounds them together.
     const auto end = operator_wait_ ? *operator_wait_ : Clock::now() + o_.timeout;
     auto delay = std::chrono::milliseconds(500);
@@ -295,29 +305,29 @@ class Runner {
     }
   }
 
-  base::Result<Outcome> ready() {
-    return poll("waiting for pod " + adding() + " to be Ready", [&]() -> base::Result<std::optional<Outcome>> {
+  base::Result<Answer> ready() {
+    return poll("waiting for pod " + adding() + " to be Ready", [&]() -> base::Result<std::optional<Answer>> {
       auto m = member(adding());
       if (!m) return std::move(m).error();
       if (!base::string_at(*m, "/status/memberID").empty()) {
-        return std::optional<Outcome>(Outcome{"skipped", base::string_at(*m, "/status/memberID")});
+        return std::optional<Answer>(Answer::already(base::string_at(*m, "/status/memberID")));
       }
       auto pod = get_opt(kube::resources::pods, adding());
       if (!pod) return std::move(pod).error();
-      if (pod->is_null() || !kube::pod_ready(*pod)) return std::optional<Outcome>();
+      if (pod->is_null() || !kube::pod_ready(*pod)) return std::optional<Answer>();
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
       auto l = members_now();
       if (!l) return std::move(l).error();
       const auto* e = find_member(*l, 0, adding(), peer_url(*cl, *m));
-      if (e == nullptr) return std::optional<Outcome>();
+      if (e == nullptr) return std::optional<Answer>();
       added_id_ = e->id;
       kube::PatchOptions po;
       po.subresource = "status";
       auto r = kube_.patch(op::resources::etcdmembers, ns_, adding(), kube::PatchType::Merge,
                            guarded(*m, {{"status", {{"memberID", etcd::format_member_id(e->id)}}}}), po);
       if (!r) return std::move(r).error();
-      return std::optional<Outcome>(Outcome{"done", "memberID " + etcd::format_member_id(e->id)});
+      return std::optional<Answer>(Answer::did("memberID " + etcd::format_member_id(e->id)));
     });
   }
 
@@ -339,15 +349,15 @@ class Runner {
     return e->id;
   }
 
-  base::Result<Outcome> promote() {
+  base::Result<Answer> promote() {
     auto id = promoting_id();
     if (!id) return std::move(id).error();
-    auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> base::Result<std::optional<Outcome>> {
+    auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> base::Result<std::optional<Answer>> {
       auto p = env_.session->etcd->member_promote(*id);
-      if (p) return std::optional<Outcome>(Outcome{"done", "promoted " + etcd::format_member_id(*id)});
-      if (p.error().reason == etcd::reason::kLearnerNotReady) return std::optional<Outcome>();
+      if (p) return std::optional<Answer>(Answer::did("promoted " + etcd::format_member_id(*id)));
+      if (p.error().reason == etcd::reason::kLearnerNotReady) return std::optional<Answer>();
       if (p.error().reason == etcd::reason::kMemberNotLearner) {
-        return std::optional<Outcome>(Outcome{"skipped", "already a voter"});
+        return std::optional<Answer>(Answer::already("already a voter"));
       }
       return std::move(p).error();
     });
@@ -363,7 +373,7 @@ class Runner {
     return r;
   }
 
-  base::Result<Outcome> mark_voter() {
+  base::Result<Answer> mark_voter() {
     auto id = promoting_id();
     if (!id) return std::move(id).error();
     auto l = members_now();
@@ -392,13 +402,13 @@ class Runner {
       if (!r) return std::move(r).error();
       detail += ", role label";
     }
-    return Outcome{"done", detail};
+    return Answer::did(detail);
   }
 
-  base::Result<Outcome> pdb() {
+  base::Result<Answer> pdb() {
     auto p = get_opt(kube::resources::poddisruptionbudgets, c_);
     if (!p) return std::move(p).error();
-    if (p->is_null()) return Outcome{"skipped", "no PodDisruptionBudget"};
+    if (p->is_null()) return Answer::already("no PodDisruptionBudget");
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     auto ms = items(op::resources::etcdmembers);
@@ -412,12 +422,12 @@ class Runner {
     }
     long long want = pdb_min_available(voters, cl->value("/status/observed/replicas"_json_pointer, 0LL));
     if (p->value("/spec/minAvailable"_json_pointer, json()) == json(want) && !p->contains("/spec/maxUnavailable"_json_pointer)) {
-      return Outcome{"skipped", "minAvailable " + std::to_string(want)};
+      return Answer::already("minAvailable " + std::to_string(want));
     }
     auto r = kube_.patch(kube::resources::poddisruptionbudgets, ns_, c_, kube::PatchType::Merge,
                          guarded(*p, {{"spec", {{"minAvailable", want}, {"maxUnavailable", nullptr}}}}));
     if (!r) return std::move(r).error();
-    return Outcome{"done", "minAvailable " + std::to_string(want)};
+    return Answer::did("minAvailable " + std::to_string(want));
   }
 
   // --- removal ---------------------------------------------------------------------
@@ -438,7 +448,7 @@ class Runner {
     return out;
   }
 
-  base::Result<Outcome> move_leader() {
+  base::Result<Answer> move_leader() {
     auto l = members_now();
     if (!l) return std::move(l).error();
     auto eps = endpoints(*l);
@@ -453,7 +463,7 @@ class Runner {
       const auto* e = find_member(*l, id, {}, {});
       if (e != nullptr && !e->is_learner && id != plan_.id) candidates.emplace_back(id, s->raft_applied_index);
     }
-    if (leader != plan_.id) return Outcome{"skipped", "the target does not lead"};
+    if (leader != plan_.id) return Answer::already("the target does not lead");
     if (candidates.empty() || leader_ep.empty()) {
       return base::make_error(base::ErrorKind::Failed, "no healthy voter to hand leadership to");
     }
@@ -461,37 +471,37 @@ class Runner {
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
     auto r = env_.session->etcd->move_leader(leader_ep, best->first);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "leader now " + etcd::format_member_id(best->first)};
+    return Answer::did("leader now " + etcd::format_member_id(best->first));
   }
 
-  base::Result<Outcome> clear_id() {
+  base::Result<Answer> clear_id() {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
-    if (m->is_null() || base::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
+    if (m->is_null() || base::string_at(*m, "/status/memberID").empty()) return Answer::already("no memberID");
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
                          guarded(*m, {{"status", {{"memberID", ""}}}}), po);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "memberID cleared"};
+    return Answer::did("memberID cleared");
   }
 
-  base::Result<Outcome> delete_member() {
+  base::Result<Answer> delete_member() {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
-    if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
+    if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
     kube::DeleteOptions d;
     d.precondition_uid = base::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Outcome{"done", "deleted"};
+    return Answer::did("deleted");
   }
 
-  base::Result<Outcome> remove_etcd() {
+  base::Result<Answer> remove_etcd() {
     auto l = members_now();
     if (!l) return std::move(l).error();
     std::string url = plan_.peer_url;
-    if (find_member(*l, plan_.id, plan_.member, url) == nullptr) return Outcome{"skipped", "etcd does not list it"};
+    if (find_member(*l, plan_.id, plan_.member, url) == nullptr) return Answer::already("etcd does not list it");
     const auto* e = find_member(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(id); }, o_.timeout, o_.progress);
@@ -504,49 +514,49 @@ class Runner {
       // the answer of another member to a retry of that same request (the
       // first went to the removed member itself, which stopped before it
       // answered). The removal is this step's.
-      return Outcome{"done", "removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)"};
+      return Answer::did("removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)");
     }
-    return Outcome{"done", "removed " + etcd::format_member_id(id)};
+    return Answer::did("removed " + etcd::format_member_id(id));
   }
 
-  base::Result<Outcome> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
+  base::Result<Answer> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
 
   // --force-delete-pod. Only after etcd stopped listing the member (with the
   // operator active its finalizer does the removal): a Pod force-deleted
   // before that could leave a voter whose process nobody owns.
-  base::Result<Outcome> force_delete_pod() {
+  base::Result<Answer> force_delete_pod() {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();
-    if (pod->is_null()) return Outcome{"skipped", "Pod gone"};
-    auto gone = poll("waiting until etcd no longer lists " + plan_.member, [&]() -> base::Result<std::optional<Outcome>> {
+    if (pod->is_null()) return Answer::already("Pod gone");
+    auto gone = poll("waiting until etcd no longer lists " + plan_.member, [&]() -> base::Result<std::optional<Answer>> {
       auto l = members_now();
       if (!l) return std::move(l).error();
-      if (find_member(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) return std::optional<Outcome>();
-      return std::optional<Outcome>(Outcome{});
+      if (find_member(*l, plan_.id, plan_.member, plan_.peer_url) != nullptr) return std::optional<Answer>();
+      return std::optional<Answer>(Answer{});
     });
     if (!gone) return std::move(gone).error();
     const std::string node = base::string_at(*pod, "/spec/nodeName");
     if (!node.empty()) {
       auto n = kube_.get(kube::resources::nodes, "", node);
       if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
-      if (n && kube::pod_ready(*n)) return Outcome{"skipped", "Node " + node + " is Ready: its kubelet finishes the deletion"};
+      if (n && kube::pod_ready(*n)) return Answer::already("Node " + node + " is Ready: its kubelet finishes the deletion");
     }
     kube::DeleteOptions d;
     d.precondition_uid = base::string_at(*pod, "/metadata/uid");
     d.grace_period_seconds = 0;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Outcome{"done", node.empty() ? "Pod deleted" : "Pod deleted (Node " + node + " NotReady or gone)"};
+    return Answer::did(node.empty() ? "Pod deleted" : "Pod deleted (Node " + node + " NotReady or gone)");
   }
 
   // --- roll (docs/break-glass-design.md#quorum) -----------------------------------------
   // Before the delete: the EtcdMember names the Pod being replaced, so a run
   // killed after the delete is finished by a re-run without a second one.
-  base::Result<Outcome> mark_roll() {
+  base::Result<Answer> mark_roll() {
     auto m = member(plan_.member);
     if (!m) return std::move(m).error();
     const std::string mark = op::annotation(*m, op::kAnnRollingPodUid);
-    if (mark == plan_.pod_uid) return Outcome{"skipped", "already marked"};
+    if (mark == plan_.pod_uid) return Answer::already("already marked");
     if (!mark.empty()) {
       return base::make_error(base::ErrorKind::Refused, "EtcdMember " + plan_.member + " is marked as rolling Pod " + mark +
                                                            " meanwhile", {}, "re-run to finish that roll");
@@ -554,51 +564,51 @@ class Runner {
     json patch = {{"metadata", {{"annotations", {{std::string(op::kAnnRollingPodUid), plan_.pod_uid}}}}}};
     auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge, guarded(*m, patch));
     if (!r) return std::move(r).error();
-    return Outcome{"done", "rolling Pod " + plan_.pod_uid};
+    return Answer::did("rolling Pod " + plan_.pod_uid);
   }
 
   // Done: only our own mark goes; another value is not this roll's.
-  base::Result<Outcome> unmark_roll() {
+  base::Result<Answer> unmark_roll() {
     auto m = member(plan_.member);
     if (!m) return std::move(m).error();
-    if (op::annotation(*m, op::kAnnRollingPodUid) != plan_.pod_uid) return Outcome{"skipped", "not marked"};
+    if (op::annotation(*m, op::kAnnRollingPodUid) != plan_.pod_uid) return Answer::already("not marked");
     json patch = {{"metadata", {{"annotations", {{std::string(op::kAnnRollingPodUid), nullptr}}}}}};
     auto r = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge, guarded(*m, patch));
     if (!r) return std::move(r).error();
-    return Outcome{"done", "annotation removed"};
+    return Answer::did("annotation removed");
   }
 
-  base::Result<Outcome> delete_pod() {
+  base::Result<Answer> delete_pod() {
     auto pod = get_opt(kube::resources::pods, plan_.member);
     if (!pod) return std::move(pod).error();
-    if (pod->is_null()) return Outcome{"skipped", "no Pod"};
-    if (base::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Outcome{"skipped", "already a new Pod"};
-    if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Outcome{"skipped", "already deleting"};
+    if (pod->is_null()) return Answer::already("no Pod");
+    if (base::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Answer::already("already a new Pod");
+    if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
     kube::DeleteOptions d;
     d.precondition_uid = plan_.pod_uid;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Outcome{"done", "Pod " + plan_.pod_uid + " deleted"};
+    return Answer::did("Pod " + plan_.pod_uid + " deleted");
   }
 
-  base::Result<Outcome> wait_pod() {
+  base::Result<Answer> wait_pod() {
     return poll("waiting for the operator to recreate pod " + plan_.member + " and for it to be Ready",
-                [&]() -> base::Result<std::optional<Outcome>> {
+                [&]() -> base::Result<std::optional<Answer>> {
                   auto pod = get_opt(kube::resources::pods, plan_.member);
                   if (!pod) return std::move(pod).error();
                   if (pod->is_null() || base::string_at(*pod, "/metadata/uid") == plan_.pod_uid ||
                       pod->contains("/metadata/deletionTimestamp"_json_pointer) || !kube::pod_ready(*pod)) {
-                    return std::optional<Outcome>();
+                    return std::optional<Answer>();
                   }
-                  return std::optional<Outcome>(Outcome{"done", "Pod " + base::string_at(*pod, "/metadata/uid")});
+                  return std::optional<Answer>(Answer::did("Pod " + base::string_at(*pod, "/metadata/uid")));
                 });
   }
 
   // Back: the new Pod's etcd answers Status as the same member. It is dialled
   // with a client of its own: the session's knows the members' old Pod IPs
   // only, and the new Pod has an IP of its own.
-  base::Result<Outcome> rejoin() {
-    return poll("waiting for " + plan_.member + " to answer again", [&]() -> base::Result<std::optional<Outcome>> {
+  base::Result<Answer> rejoin() {
+    return poll("waiting for " + plan_.member + " to answer again", [&]() -> base::Result<std::optional<Answer>> {
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
       auto ms = items(op::resources::etcdmembers);
@@ -611,14 +621,14 @@ class Runner {
         if (!c) return std::move(c).error();
         auto st = (*c)->status(t.endpoint);
         if (st && st->header.member_id == plan_.id) {
-          return std::optional<Outcome>(Outcome{"done", "member " + etcd::format_member_id(plan_.id) + " answers"});
+          return std::optional<Answer>(Answer::did("member " + etcd::format_member_id(plan_.id) + " answers"));
         }
       }
-      return std::optional<Outcome>();
+      return std::optional<Answer>();
     });
   }
 
-  base::Result<Outcome> count() {
+  base::Result<Answer> count() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     std::string detail;
@@ -645,7 +655,7 @@ class Runner {
       }
       auto p = pdb();
       if (!p) return std::move(p).error();
-      return Outcome{"done", "replicas " + std::to_string(want)};
+      return Answer::did("replicas " + std::to_string(want));
     }
     if (plan_.was_ready) {
       kube::PatchOptions po;
@@ -656,59 +666,59 @@ class Runner {
       if (!r) return std::move(r).error();
       detail = "readyMembers " + std::to_string(ready);
     }
-    return Outcome{"done", detail};
+    return Answer::did(detail);
   }
 
   // --- operator-mediated waits -------------------------------------------------
   // The operator's own progress, read afresh on each poll: a member count
   // alone would call a learner, or a member the operator has not promoted or
   // marked yet, done.
-  base::Result<Outcome> wait_added() {
+  base::Result<Answer> wait_added() {
     start_operator_wait();
-    return poll("waiting for the operator to add a member", [&]() -> base::Result<std::optional<Outcome>> {
+    return poll("waiting for the operator to add a member", [&]() -> base::Result<std::optional<Answer>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
       if (v.done && v.member.empty()) v = {false, "no EtcdMember is new since the plan", {}, 0};
       if (!v.done) {
         stands_ = v.text;
-        return std::optional<Outcome>();
+        return std::optional<Answer>();
       }
       added_ = v.member;
       added_id_ = v.id;
-      return std::optional<Outcome>(Outcome{"done", v.text});
+      return std::optional<Answer>(Answer::did(v.text));
     });
   }
 
-  base::Result<Outcome> wait_removed() {
+  base::Result<Answer> wait_removed() {
     start_operator_wait();
-    return poll("waiting for the operator to remove " + plan_.member, [&]() -> base::Result<std::optional<Outcome>> {
+    return poll("waiting for the operator to remove " + plan_.member, [&]() -> base::Result<std::optional<Answer>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_removed(*st, plan_.member, plan_.id, plan_.peer_url);
       if (!v.done) {
         stands_ = v.text;
-        return std::optional<Outcome>();
+        return std::optional<Answer>();
       }
-      return std::optional<Outcome>(Outcome{"done", v.text});
+      return std::optional<Answer>(Answer::did(v.text));
     });
   }
 
-  base::Result<Outcome> wait_filled() {
+  base::Result<Answer> wait_filled() {
     start_operator_wait();
-    return poll("waiting for the operator to fill the gap", [&]() -> base::Result<std::optional<Outcome>> {
+    return poll("waiting for the operator to fill the gap", [&]() -> base::Result<std::optional<Answer>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
       if (!v.done) {
         stands_ = v.text;
-        return std::optional<Outcome>();
+        return std::optional<Answer>();
       }
       if (!v.member.empty()) {
         added_ = v.member;
         added_id_ = v.id;
       }
-      return std::optional<Outcome>(Outcome{"done", v.text});
+      return std::optional<Answer>(Answer::did(v.text));
     });
   }
 
@@ -746,12 +756,12 @@ class Runner {
 
 }  // namespace
 
-base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
+base::Result<Answer> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url) {
   kube::Client& kube = *env.kube;
   const std::string& ns = env.session->target.ns;
   auto m = kube.get(op::resources::etcdmembers, ns, member);
-  if (!m && kube::is_not_found(m.error())) return Outcome{"skipped", "EtcdMember gone"};
+  if (!m && kube::is_not_found(m.error())) return Answer::already("EtcdMember gone");
   if (!m) return std::move(m).error();
   json fins = json::array();
   bool had = false;
@@ -759,7 +769,7 @@ base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& membe
     if (f == std::string(op::kMemberFinalizer)) had = true;
     else fins.push_back(f);
   }
-  if (!had) return Outcome{"skipped", "no finalizer"};
+  if (!had) return Answer::already("no finalizer");
   auto l = env.session->etcd->member_list(true);
   if (!l) return std::move(l).error();
   if (find_member(*l, id, member, peer_url) != nullptr) {
@@ -768,7 +778,7 @@ base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& membe
   auto r = kube.patch(op::resources::etcdmembers, ns, member, kube::PatchType::Merge,
                       guarded(*m, {{"metadata", {{"finalizers", fins}}}}));
   if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-  return Outcome{"done", "finalizer removed"};
+  return Answer::did("finalizer removed");
 }
 
 base::Status detail::unhealthy_pause(Clock::time_point end, std::chrono::milliseconds& delay,
@@ -878,7 +888,7 @@ nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& r
   d["member"] = report.member;
   d["id"] = report.id == 0 ? std::string() : etcd::format_member_id(report.id);
   d["steps"] = nlohmann::ordered_json::array();
-  for (const auto& s : report.steps) d["steps"].push_back({{"step", s.step}, {"outcome", s.outcome}, {"detail", s.detail}});
+  for (const auto& s : report.steps) d["steps"].push_back({{"step", step_name(s.step)}, {"outcome", s.outcome}, {"detail", s.detail}});
   return d;
 }
 

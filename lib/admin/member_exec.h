@@ -1,6 +1,7 @@
-// Runs a member plan (docs/break-glass-design.md) step by step. Each step reads the
-// live state again and decides: already done (skip), do it, or cannot (an
-// error). So a run stopped anywhere is finished by running the command again.
+// Runs a member plan (docs/break-glass-design.md) on the step engine
+// (docs/step-engine.md). Each step reads the live state again and answers:
+// already done (skipped), did it, or cannot (an error). So a run stopped
+// anywhere is finished by running the command again.
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "admin/operator_scale.h"
 #include "admin/session.h"
 #include "base/result.h"
+#include "base/step_engine.h"
 #include "etcd/errors.h"
 
 namespace kube {
@@ -46,14 +48,15 @@ struct ExecOptions {
   std::function<void(const StepResult& result)> step_done;
 };
 
-// What a step (or an unwedge fix) did: its outcome (done, skipped) and detail.
-using Outcome = std::pair<std::string, std::string>;
-
 struct StepResult {
-  std::string step;
+  MemberStep step;
   std::string outcome;  // done, skipped
   std::string detail;
 };
+
+// The word a summary line and the JSON document use for a step's answer:
+// "done" when it wrote, "skipped" when it found the work done.
+const char* outcome_word(const base::StepAnswer& answer);
 
 struct ExecReport {
   std::string member;   // the target, or the member added
@@ -89,7 +92,7 @@ auto retry_while_unhealthy(Call&& call, std::chrono::milliseconds timeout,
 // skipped when the object is gone or holds no finalizer; refused (an error)
 // while a fresh linearizable MemberList still lists `id`, the name or
 // `peer_url` (never before: docs/break-glass-design.md); the merge patch is guarded by the resourceVersion read.
-base::Result<Outcome> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
+base::Result<base::StepAnswer> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url);
 
 base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,

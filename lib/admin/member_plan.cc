@@ -52,7 +52,7 @@ const char* op_name(MemberOp op) {
   return "?";
 }
 
-bool MemberPlan::has(const std::string& step) const {
+bool MemberPlan::has(MemberStep step) const {
   return std::any_of(steps.begin(), steps.end(), [&](const PlanStep& s) { return s.id == step; });
 }
 
@@ -132,7 +132,7 @@ const json* member_for(const LiveState& s, const etcd::Member& e) {
   return nullptr;
 }
 
-void step(MemberPlan& p, const char* id, std::string text) { p.steps.push_back({id, std::move(text)}); }
+void step(MemberPlan& p, MemberStep id, std::string text) { p.steps.push_back({id, std::move(text)}); }
 
 void common_checks(const LiveState& s, const Facts& f, MemberPlan& p) {
   const std::string c = name_of(s.cluster);
@@ -224,8 +224,8 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
       p.id = e->id;
       p.kind = TargetKind::Member;
       p.replicas = f.observed;
-      step(p, "mark-voter", "status isVoter true, Pod role label voter");
-      step(p, "pdb", "patch the PodDisruptionBudget " + c + " minAvailable, if present");
+      step(p, MemberStep::MarkVoter, "status isVoter true, Pod role label voter");
+      step(p, MemberStep::Pdb, "patch the PodDisruptionBudget " + c + " minAvailable, if present");
       return;
     }
   }
@@ -255,10 +255,10 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
     }
     p.replicas = f.observed;
     p.want = f.spec_replicas + 1;
-    step(p, "scale", "merge patch spec.replicas " + std::to_string(f.spec_replicas) + " -> " +
+    step(p, MemberStep::Scale, "merge patch spec.replicas " + std::to_string(f.spec_replicas) + " -> " +
                          std::to_string(f.spec_replicas + 1) + "; the operator adds a learner and promotes it");
     if (r.wait) {
-      step(p, "wait-added", "wait until the operator added the member, promoted it and reports " +
+      step(p, MemberStep::WaitAdded, "wait until the operator added the member, promoted it and reports " +
                                 std::to_string(p.want) + " Ready voters");
     }
     return;
@@ -286,21 +286,21 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
   }
   const bool grow = !p.resume && !gap_only && static_cast<long long>(f.running) >= f.observed;
   if (grow) {
-    step(p, "grow", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
+    step(p, MemberStep::Grow, "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
                         std::to_string(f.observed + 1) + " (progressDeadline null)");
     if ((f.observed + 1) % 2 == 0) p.warnings.push_back("the cluster will have an even number of members (" + std::to_string(f.observed + 1) + ")");
   }
   const std::string who = p.added.empty() ? "a new EtcdMember (generateName " + c + "-)" : "EtcdMember " + p.added;
-  if (p.added.empty()) step(p, "create-member", "create " + who + " with initialCluster \"\" and the member-cleanup finalizer");
-  step(p, "register", "MemberAddAsLearner with its peer URL (skipped when etcd lists it)");
-  step(p, "wire", "merge patch spec.initialCluster from the add response and the component label");
-  step(p, "render", "create its PVC and Pod as the operator renders them (annotated rendered-by)");
-  step(p, "record", "status merge patch podName, podUID, pvcName, replicas, selector");
-  step(p, "ready", "wait until the Pod is Ready and etcd lists the member, then status memberID");
+  if (p.added.empty()) step(p, MemberStep::CreateMember, "create " + who + " with initialCluster \"\" and the member-cleanup finalizer");
+  step(p, MemberStep::Register, "MemberAddAsLearner with its peer URL (skipped when etcd lists it)");
+  step(p, MemberStep::Wire, "merge patch spec.initialCluster from the add response and the component label");
+  step(p, MemberStep::Render, "create its PVC and Pod as the operator renders them (annotated rendered-by)");
+  step(p, MemberStep::Record, "status merge patch podName, podUID, pvcName, replicas, selector");
+  step(p, MemberStep::Ready, "wait until the Pod is Ready and etcd lists the member, then status memberID");
   if (!r.no_promote) {
-    step(p, "promote", "MemberPromote, retried while the learner catches up");
-    step(p, "mark-voter", "status isVoter true, Pod role label voter");
-    step(p, "pdb", "patch the PodDisruptionBudget " + c + " minAvailable, if present");
+    step(p, MemberStep::Promote, "MemberPromote, retried while the learner catches up");
+    step(p, MemberStep::MarkVoter, "status isVoter true, Pod role label voter");
+    step(p, MemberStep::Pdb, "patch the PodDisruptionBudget " + c + " minAvailable, if present");
   }
 }
 
@@ -333,8 +333,8 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   if (!e->is_learner) {
     p.voter = true;
     if (p.mode == Mode::BreakGlass && !base::bool_at(*m, "/status/isVoter")) {
-      step(p, "mark-voter", "status isVoter true, Pod role label voter");
-      step(p, "pdb", "patch the PodDisruptionBudget if present");
+      step(p, MemberStep::MarkVoter, "status isVoter true, Pod role label voter");
+      step(p, MemberStep::Pdb, "patch the PodDisruptionBudget if present");
     }
     return;
   }
@@ -348,10 +348,10 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
     p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
                          " voter(s) do not answer and promotion raises the quorum size (--force to promote anyway)");
   }
-  step(p, "promote", "MemberPromote " + etcd::format_member_id(e->id) + ", retried while the learner catches up");
+  step(p, MemberStep::Promote, "MemberPromote " + etcd::format_member_id(e->id) + ", retried while the learner catches up");
   if (p.mode == Mode::BreakGlass) {
-    step(p, "mark-voter", "status isVoter true (and memberID), Pod role label voter");
-    step(p, "pdb", "patch the PodDisruptionBudget if present");
+    step(p, MemberStep::MarkVoter, "status isVoter true (and memberID), Pod role label voter");
+    step(p, MemberStep::Pdb, "patch the PodDisruptionBudget if present");
   }
 }
 
@@ -365,7 +365,7 @@ void force_delete_step(const LiveState& s, MemberPlan& p) {
     p.refusals.push_back("Pod " + p.member + " is on Node " + node +
                          ", which is Ready: its kubelet finishes the deletion; drop --force-delete-pod");
   }
-  step(p, "force-delete-pod", "once etcd no longer lists the member, delete Pod " + p.member +
+  step(p, MemberStep::ForceDeletePod, "once etcd no longer lists the member, delete Pod " + p.member +
                                   " with grace 0 (uid precondition) if its Node is NotReady or gone");
 }
 
@@ -407,7 +407,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
       if (replace) {
         add_steps(s, f, r, p, true);
       } else {
-        step(p, "count", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) +
+        step(p, MemberStep::Count, "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) +
                              " -> " + std::to_string(f.observed - 1) + ", the PDB");
       }
       return;
@@ -456,43 +456,43 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
                                        " has no EtcdMember and no Pod");
   }
   if (p.kind == TargetKind::Orphan) {
-    step(p, "remove-etcd",
+    step(p, MemberStep::RemoveEtcd,
          "MemberRemove " + etcd::format_member_id(p.id) + " (" + (p.voter ? "stray voter" : "orphan learner") + ")");
     return;
   }
   if (p.mode == Mode::Operator) {
-    if (p.kind == TargetKind::Ghost) step(p, "clear-id", "status merge patch memberID \"\" on " + target);
+    if (p.kind == TargetKind::Ghost) step(p, MemberStep::ClearId, "status merge patch memberID \"\" on " + target);
     if (m != nullptr && !deleting(*m)) {
-      step(p, "delete-member", "delete " + target + " (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
+      step(p, MemberStep::DeleteMember, "delete " + target + " (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
     }
     if (r.force_delete_pod) force_delete_step(s, p);
     if (r.wait) {
       // The operator's scale-up fills the gap the removal leaves (spec.replicas stays).
       p.want = f.spec_replicas;
-      step(p, "wait-removed", "wait until etcd no longer lists " + target + " and the EtcdMember is gone");
-      step(p, "wait-filled", "wait until the operator filled the gap: " + std::to_string(p.want) +
+      step(p, MemberStep::WaitRemoved, "wait until etcd no longer lists " + target + " and the EtcdMember is gone");
+      step(p, MemberStep::WaitFilled, "wait until the operator filled the gap: " + std::to_string(p.want) +
                                  " Ready voters, none a learner");
     }
     return;
   }
   if (e != nullptr && p.voter && e->id == s.leader) {
     if (!r.move_leader) p.refusals.push_back(target + " leads: leadership must move first (drop --no-move-leader)");
-    step(p, "move-leader", "move leadership from " + target + " to a healthy voter");
+    step(p, MemberStep::MoveLeader, "move leadership from " + target + " to a healthy voter");
   }
   const bool finalizer = m != nullptr && has_member_finalizer(*m);
-  step(p, "clear-id", "status merge patch memberID \"\" on " + target);
+  step(p, MemberStep::ClearId, "status merge patch memberID \"\" on " + target);
   if (!finalizer && e != nullptr) {
-    step(p, "remove-etcd", "MemberRemove " + etcd::format_member_id(p.id) + " (no finalizer holds the object)");
+    step(p, MemberStep::RemoveEtcd, "MemberRemove " + etcd::format_member_id(p.id) + " (no finalizer holds the object)");
   }
-  step(p, "delete-member", "delete " + target + " (uid precondition; the finalizer keeps it)");
-  if (finalizer && e != nullptr) step(p, "remove-etcd", "MemberRemove " + etcd::format_member_id(p.id));
-  step(p, "release", "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
+  step(p, MemberStep::DeleteMember, "delete " + target + " (uid precondition; the finalizer keeps it)");
+  if (finalizer && e != nullptr) step(p, MemberStep::RemoveEtcd, "MemberRemove " + etcd::format_member_id(p.id));
+  step(p, MemberStep::Release, "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
   if (r.force_delete_pod) force_delete_step(s, p);
   if (r.scale_down) {
-    step(p, "count", "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
+    step(p, MemberStep::Count, "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
                          std::to_string(f.observed - 1) + ", the PDB");
   } else if (p.was_ready) {
-    step(p, "count", "decrement status.readyMembers; the count stays for the operator to fill");
+    step(p, MemberStep::Count, "decrement status.readyMembers; the count stays for the operator to fill");
   }
   if (replace) {
     MemberRequest add = r;
@@ -559,22 +559,22 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
     p.resume = true;
     p.pod_uid = marked;
     if (now == marked) {
-      step(p, "delete-pod", "delete Pod " + p.member + " " + marked + " (marked by an earlier run, uid precondition); "
+      step(p, MemberStep::DeletePod, "delete Pod " + p.member + " " + marked + " (marked by an earlier run, uid precondition); "
                             "the operator recreates it with PVC " + pvc);
     }
   } else if (pod != nullptr) {
     p.pod_uid = now;
-    step(p, "mark-roll", "annotate EtcdMember " + p.member + " " + std::string(op::kAnnRollingPodUid) + "=" + now +
+    step(p, MemberStep::MarkRoll, "annotate EtcdMember " + p.member + " " + std::string(op::kAnnRollingPodUid) + "=" + now +
                              " (resourceVersion guard): a re-run then knows which Pod it replaces");
-    step(p, "delete-pod", "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " + pvc);
+    step(p, MemberStep::DeletePod, "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " + pvc);
   } else {
-    step(p, "delete-pod", "no Pod " + p.member + " now: the operator creates it");
+    step(p, MemberStep::DeletePod, "no Pod " + p.member + " now: the operator creates it");
   }
-  step(p, "wait-pod", "wait until the new Pod " + p.member + " is Ready" +
+  step(p, MemberStep::WaitPod, "wait until the new Pod " + p.member + " is Ready" +
                           (p.resume && now != marked ? " (an earlier run deleted Pod " + marked + "; not deleted again)"
                                                      : std::string()));
-  step(p, "rejoin", "wait until " + p.member + " answers Status again as the same member");
-  if (!p.pod_uid.empty()) step(p, "unmark-roll", "remove the annotation " + std::string(op::kAnnRollingPodUid));
+  step(p, MemberStep::Rejoin, "wait until " + p.member + " answers Status again as the same member");
+  if (!p.pod_uid.empty()) step(p, MemberStep::UnmarkRoll, "remove the annotation " + std::string(op::kAnnRollingPodUid));
 }
 
 }  // namespace
@@ -634,7 +634,7 @@ nlohmann::ordered_json plan_document(const MemberPlan& p) {
   d["resume"] = p.resume;
   d["stopOperator"] = p.stop_operator;
   d["steps"] = nlohmann::ordered_json::array();
-  for (const auto& s : p.steps) d["steps"].push_back({{"step", s.id}, {"action", s.text}});
+  for (const auto& s : p.steps) d["steps"].push_back({{"step", step_name(s.id)}, {"action", s.text}});
   d["refusals"] = p.refusals;
   d["warnings"] = p.warnings;
   return d;
@@ -650,7 +650,7 @@ std::string plan_text(const MemberPlan& p) {
   out << "\n";
   if (p.stop_operator) out << "  stop the operator (replicas to 0), restore it afterwards\n";
   int i = 1;
-  for (const auto& s : p.steps) out << "  " << i++ << ". " << s.id << ": " << s.text << "\n";
+  for (const auto& s : p.steps) out << "  " << i++ << ". " << step_name(s.id) << ": " << s.text << "\n";
   for (const auto& w : p.warnings) out << "  warning: " << w << "\n";
   for (const auto& r : p.refusals) out << "  refused: " << r << "\n";
   return out.str();

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/member_step.h"
 #include "admin/operator_state.h"
 #include "etcd/types.h"
 
@@ -65,7 +66,7 @@ enum class Mode { Operator, BreakGlass };
 enum class TargetKind { New, Member, Orphan, Ghost, Gone };
 
 struct PlanStep {
-  std::string id;    // stable: the KUBECTL_ETCD_TEST_KILL_AFTER names
+  MemberStep id;
   std::string text;  // what it does, for the printed plan
 };
 
@@ -90,7 +91,7 @@ struct MemberPlan {
   std::string not_found;              // non-empty: the target does not exist (exit 6)
   std::vector<std::string> warnings;
   bool refused() const { return !refusals.empty(); }
-  bool has(const std::string& step) const;
+  bool has(MemberStep step) const;
 };
 
 MemberPlan plan_member(const LiveState& s, const MemberRequest& r);

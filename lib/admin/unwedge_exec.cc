@@ -5,6 +5,7 @@
 #include "admin/kube_util.h"
 #include "base/json_at.h"
 #include "base/rfc3339.h"
+#include "base/step_engine.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
@@ -16,6 +17,7 @@
 namespace admin {
 
 using json = nlohmann::json;
+using Answer = base::StepAnswer;
 
 namespace {
 
@@ -34,12 +36,14 @@ class Fixer {
   Fixer(MemberEnv& env, const ExecOptions& o)
       : env_(env), kube_(*env.kube), o_(o), ns_(env.session->target.ns), c_(env.session->target.cluster) {}
 
-  base::Result<Outcome> run(const UnwedgeFix& f) {
-    if (f.id == "clear-id") return clear_id(f);
-    if (f.id == "release") return release(f);
-    if (f.id == "remove-learner") return remove_learner(f);
-    if (f.id == "expire-deadline") return expire_deadline();
-    return base::make_error(base::ErrorKind::Failed, "unknown fix " + f.id);
+  base::Result<Answer> run(const UnwedgeFix& f) {
+    switch (f.id) {
+      case FixId::ClearId: return clear_id(f);
+      case FixId::Release: return release(f);
+      case FixId::RemoveLearner: return remove_learner(f);
+      case FixId::ExpireDeadline: return expire_deadline();
+    }
+    return base::make_error(base::ErrorKind::Failed, std::string("unknown fix ") + fix_name(f.id));
   }
 
  private:
@@ -57,11 +61,11 @@ class Fixer {
     return find_member(*l, f.etcd_id, f.member, f.peer_url) != nullptr;
   }
 
-  base::Result<Outcome> clear_id(const UnwedgeFix& f) {
+  base::Result<Answer> clear_id(const UnwedgeFix& f) {
     auto m = member(f.member);
     if (!m) return std::move(m).error();
-    if (m->is_null()) return Outcome{"skipped", "EtcdMember gone"};
-    if (base::string_at(*m, "/status/memberID").empty()) return Outcome{"skipped", "no memberID"};
+    if (m->is_null()) return Answer::already("EtcdMember gone");
+    if (base::string_at(*m, "/status/memberID").empty()) return Answer::already("no memberID");
     auto l = listed(f);
     if (!l) return std::move(l).error();
     if (*l) return base::make_error(base::ErrorKind::Failed, "etcd lists " + f.member + " again: its finalizer has work to do");
@@ -70,19 +74,19 @@ class Fixer {
     auto r = kube_.patch(op::resources::etcdmembers, ns_, f.member, kube::PatchType::Merge,
                          guarded(*m, {{"status", {{"memberID", ""}}}}), po);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Outcome{"done", "memberID cleared"};
+    return Answer::did("memberID cleared");
   }
 
-  base::Result<Outcome> release(const UnwedgeFix& f) { return release_finalizer(env_, f.member, f.etcd_id, f.peer_url); }
+  base::Result<Answer> release(const UnwedgeFix& f) { return release_finalizer(env_, f.member, f.etcd_id, f.peer_url); }
 
-  base::Result<Outcome> remove_learner(const UnwedgeFix& f) {
+  base::Result<Answer> remove_learner(const UnwedgeFix& f) {
     auto l = env_.session->etcd->member_list(true);
     if (!l) return std::move(l).error();
     const etcd::Member* e = nullptr;
     for (const auto& x : l->members) {
       if (x.id == f.etcd_id) e = &x;
     }
-    if (e == nullptr) return Outcome{"skipped", "etcd does not list it"};
+    if (e == nullptr) return Answer::already("etcd does not list it");
     if (!e->is_learner) {
       return base::make_error(base::ErrorKind::Failed,
                              "member " + etcd::format_member_id(f.etcd_id) + " was promoted meanwhile");
@@ -96,24 +100,24 @@ class Fixer {
       for (const auto& x : again->members) {
         if (x.id == f.etcd_id) return std::move(r).error();
       }
-      return Outcome{"skipped", "already removed"};
+      return Answer::already("already removed");
     }
-    return Outcome{"done", "removed learner " + etcd::format_member_id(f.etcd_id)};
+    return Answer::did("removed learner " + etcd::format_member_id(f.etcd_id));
   }
 
-  base::Result<Outcome> expire_deadline() {
+  base::Result<Answer> expire_deadline() {
     auto cl = kube_.get(op::resources::etcdclusters, ns_, c_);
     if (!cl) return std::move(cl).error();
     const auto now = std::chrono::system_clock::now();
     auto t = base::parse_rfc3339(base::string_at(*cl, "/status/progressDeadline"));
-    if (!t || *t <= now) return Outcome{"skipped", "progressDeadline not ahead"};
+    if (!t || *t <= now) return Answer::already("progressDeadline not ahead");
     const std::string past = rfc3339(now - std::chrono::seconds(1));
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                          guarded(*cl, {{"status", {{"progressDeadline", past}}}}), po);
     if (!r) return std::move(r).error();
-    return Outcome{"done", "progressDeadline " + past};
+    return Answer::did("progressDeadline " + past);
   }
 
   MemberEnv& env_;
@@ -127,17 +131,24 @@ class Fixer {
 base::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const UnwedgePlan& plan,
                                                          const ExecOptions& options) {
   Fixer fixer(env, options);
+  // The engine's steps are the plan's fixes, by position; each dispatches on its typed id.
+  std::vector<std::size_t> steps;
+  for (std::size_t i = 0; i < plan.fixes.size(); ++i) steps.push_back(i);
+  // A 409: the object changed between read and write; read and decide again.
+  base::StepPolicy policy;
+  policy.attempts = 5;
+  policy.retry_if = [](const base::Error& e) { return e.reason == "Conflict"; };
   std::vector<UnwedgeOutcome> out;
-  for (const auto& f : plan.fixes) {
-    base::Result<Outcome> r = base::make_error(base::ErrorKind::Failed, "not tried");
-    // A 409: the object changed between read and write; read and decide again.
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      r = fixer.run(f);
-      if (r || r.error().reason != "Conflict") break;
-    }
-    if (!r) return std::move(r).error();
-    out.push_back({f.id, f.member, r->first, r->second});
-    if (options.after_step) options.after_step(f.id);
+  auto run = base::run_steps<std::size_t>(
+      steps, [&](std::size_t i) { return fixer.run(plan.fixes[i]); }, policy,
+      [&](const base::StepRecord<std::size_t>& r) {
+        const UnwedgeFix& f = plan.fixes[r.id];
+        out.push_back({fix_name(f.id), f.member, outcome_word(r.answer), r.answer.detail});
+        if (options.after_step) options.after_step(fix_name(f.id));
+      });
+  if (!run.finished()) {
+    if (run.error) return std::move(*run.error);
+    return base::make_error(base::ErrorKind::Interrupted, "stopped between two fixes", {}, "re-run to finish");
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// Runs an unwedge plan (docs/break-glass-design.md#unwedge). Each fix reads the live state again
+// Runs an unwedge plan (docs/break-glass-design.md#unwedge) on the step engine
+// (docs/step-engine.md), one fix a step. Each fix reads the live state again
 // and decides: already done (skipped), do it, or cannot (an error), so a run
 // stopped anywhere is finished by running the command again.
 #pragma once

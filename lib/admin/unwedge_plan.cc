@@ -48,13 +48,13 @@ void terminating_ghosts(const LiveState& s, UnwedgePlan& p) {
     // etcd still lists it: the finalizer's MemberRemove has work to do.
     if (find_etcd(s, stored_id(m), name, url) != nullptr) continue;
     if (stored_id(m) != 0 || !base::string_at(m, "/status/memberID").empty()) {
-      p.fixes.push_back({"clear-id", "terminating-ghost", name, stored_id(m),
+      p.fixes.push_back({FixId::ClearId, "terminating-ghost", name, stored_id(m),
                          "status merge patch memberID \"\" on EtcdMember " + name +
                              " (Terminating; etcd lists neither its ID, name nor URL): its finalizer then releases it",
                          url});
     }
     if (!p.operator_active && has_member_finalizer(m)) {
-      p.fixes.push_back({"release", "terminating-ghost", name, 0,
+      p.fixes.push_back({FixId::Release, "terminating-ghost", name, 0,
                          "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer of " + name +
                              " (the operator is not active to do it)",
                          url});
@@ -74,7 +74,7 @@ void orphan_learners(const LiveState& s, UnwedgePlan& p) {
     } else {
       continue;
     }
-    p.fixes.push_back({"remove-learner", "orphan-learner", m != nullptr ? name_of(*m) : std::string(), e.id,
+    p.fixes.push_back({FixId::RemoveLearner, "orphan-learner", m != nullptr ? name_of(*m) : std::string(), e.id,
                        "MemberRemove learner " + etcd::format_member_id(e.id) + " (" + why +
                            "); learners never count for quorum",
                        {}});
@@ -92,7 +92,7 @@ void deadline(const LiveState& s, const UnwedgeRequest& r, std::chrono::system_c
   const std::string d = base::string_at(s.cluster, "/status/progressDeadline");
   auto t = base::parse_rfc3339(d);
   if (t && *t > now) {
-    p.fixes.push_back({"expire-deadline", "wedged-reconcile", {}, 0,
+    p.fixes.push_back({FixId::ExpireDeadline, "wedged-reconcile", {}, 0,
                        "status merge patch progressDeadline " + d +
                            " to a past time: the operator ends the reconcile at its next pass (DeadlineExceeded, "
                            "or RetryAfterDeadline when spec differs from observed)",
@@ -179,12 +179,22 @@ UnwedgePlan plan_unwedge(const LiveState& s, const UnwedgeRequest& r, std::chron
   return p;
 }
 
+const char* fix_name(FixId id) {
+  switch (id) {
+    case FixId::ClearId: return "clear-id";
+    case FixId::Release: return "release";
+    case FixId::RemoveLearner: return "remove-learner";
+    case FixId::ExpireDeadline: return "expire-deadline";
+  }
+  return "unknown";
+}
+
 nlohmann::ordered_json unwedge_document(const UnwedgePlan& p) {
   nlohmann::ordered_json d;
   d["operatorActive"] = p.operator_active;
   d["fixes"] = nlohmann::ordered_json::array();
   for (const auto& f : p.fixes) {
-    d["fixes"].push_back({{"fix", f.id}, {"symptom", f.symptom}, {"member", f.member},
+    d["fixes"].push_back({{"fix", fix_name(f.id)}, {"symptom", f.symptom}, {"member", f.member},
                           {"id", f.etcd_id == 0 ? std::string() : etcd::format_member_id(f.etcd_id)},
                           {"action", f.text}});
   }
@@ -199,7 +209,7 @@ std::string unwedge_text(const UnwedgePlan& p) {
   if (p.fixes.empty() && p.advice.empty() && p.refusals.empty()) return "nothing to unwedge\n";
   out << "plan: member unwedge (operator " << (p.operator_active ? "active" : "not active") << ")\n";
   int i = 1;
-  for (const auto& f : p.fixes) out << "  " << i++ << ". " << f.id << " [" << f.symptom << "]: " << f.text << "\n";
+  for (const auto& f : p.fixes) out << "  " << i++ << ". " << fix_name(f.id) << " [" << f.symptom << "]: " << f.text << "\n";
   for (const auto& a : p.advice) out << "  not fixed here [" << a.symptom << "]: " << a.text << "\n";
   for (const auto& r : p.refusals) out << "  refused: " << r << "\n";
   return out.str();

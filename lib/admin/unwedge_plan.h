@@ -21,9 +21,15 @@ struct UnwedgeRequest {
   bool expire_deadline = false;
 };
 
+// The fixes, typed: the step engine runs a plan's fixes as its steps.
+enum class FixId { ClearId, Release, RemoveLearner, ExpireDeadline };
+// clear-id, release, remove-learner, expire-deadline: the plan's, the
+// summary's and the JSON document's name.
+const char* fix_name(FixId id);
+
 // One write, with the symptom it ends.
 struct UnwedgeFix {
-  std::string id;       // clear-id, release, remove-learner, expire-deadline
+  FixId id = FixId::ClearId;
   std::string symptom;  // terminating-ghost, orphan-learner, deadline-exceeded
   std::string member;   // EtcdMember name, when one is involved
   std::uint64_t etcd_id = 0;

@@ -65,7 +65,7 @@ struct ApplyHooks {
   std::function<void(const std::string& cluster, const std::string& endpoint, std::uint64_t done,
                      std::uint64_t total)>
       transfer;
-  // Called after each mutating step is done (a test seam for crash tests).
+  // Called after each recorded step (done or already done; a test seam for crash tests).
   std::function<void(const std::string& cluster, const std::string& step)> after_step;
   // Set by the program's signal handler; checked between steps.
   const std::atomic<int>* stop = nullptr;

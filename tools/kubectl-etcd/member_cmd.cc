@@ -75,7 +75,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
   hooks.exec.progress = [&progress](const std::string& s) { progress.update(s); };
   // The outcome the step returned, as the summary reports it.
   hooks.exec.step_done = [&progress](const admin::StepResult& r) {
-    progress.line("step " + r.step + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
+    progress.line(std::string("step ") + admin::step_name(r.step) + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
   };
   const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
   std::string kill_step = kill_after != nullptr ? kill_after : "";

@@ -12,7 +12,7 @@ namespace {
 
 std::vector<std::string> ids(const admin::MemberPlan& p) {
   std::vector<std::string> out;
-  for (const auto& s : p.steps) out.push_back(s.id);
+  for (const auto& s : p.steps) out.push_back(admin::step_name(s.id));
   return out;
 }
 

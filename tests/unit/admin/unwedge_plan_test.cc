@@ -14,7 +14,7 @@ admin::LiveState healthy(bool operator_active = true) { return three_members(ope
 
 std::vector<std::string> fixes(const admin::UnwedgePlan& p) {
   std::vector<std::string> out;
-  for (const auto& f : p.fixes) out.push_back(f.id + ":" + f.symptom);
+  for (const auto& f : p.fixes) out.push_back(admin::fix_name(f.id) + std::string(":") + f.symptom);
   return out;
 }
 
@@ -151,4 +151,11 @@ TEST_CASE("without a MemberList the membership symptoms are not judged") {
   s.etcd.members.clear();
   s.etcd_error = "context deadline exceeded";
   CHECK(admin::plan_unwedge(s, {}, Clock::now()).refused());
+}
+
+TEST_CASE("the fixes' names, as the plan, the summary and the JSON document print them") {
+  CHECK(std::string(admin::fix_name(admin::FixId::ClearId)) == "clear-id");
+  CHECK(std::string(admin::fix_name(admin::FixId::Release)) == "release");
+  CHECK(std::string(admin::fix_name(admin::FixId::RemoveLearner)) == "remove-learner");
+  CHECK(std::string(admin::fix_name(admin::FixId::ExpireDeadline)) == "expire-deadline");
 }

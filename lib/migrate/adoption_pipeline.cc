@@ -1,0 +1,674 @@
+// Over 600 lines on purpose: the steps of one pipeline share the facts
+// earlier steps established (auth disabled by us, the password, the new
+// EtcdCluster's uid, the EtcdMembers' uids), and crash-safety depends on
+// their order (docs/adoption-design.md). The order, the records, the stop
+// between steps and the resumption rule are the step engine's
+// (docs/step-engine.md); the safety backup is safety_backup.cc's.
+#include "migrate/adoption_pipeline.h"
+
+#include <chrono>
+#include <functional>
+#include <tuple>
+
+#include "base/json_at.h"
+#include "etcd/errors.h"
+#include "kube/base64.h"
+#include "kube/deletion.h"
+#include "migrate/inventory.h"
+#include "migrate/ownership.h"
+#include "operator/meta.h"
+#include "operator/names.h"
+#include "operator/resources.h"
+
+namespace migrate {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string secret_password(const json& secret) {
+  const json* data = base::find_at(secret, "/data");
+  if (data == nullptr || !data->contains("password") || !(*data)["password"].is_string()) return {};
+  auto decoded = kube::base64_decode((*data)["password"].get<std::string>());
+  return decoded ? *decoded : std::string();
+}
+
+}  // namespace
+
+Pipeline::Pipeline(kube::Client& client, const AdoptionPlan& plan, std::size_t index, const AdoptRequest& request,
+                   const ValidRequest& valid, const ApplyHooks& hooks)
+    : k_(client),
+      plan_(plan),
+      p_(plan.clusters[index]),
+      index_(index),
+      legacy_(op::LegacyCluster::from(plan.inventory.clusters[index])),
+      request_(request),
+      valid_(valid),
+      hooks_(hooks),
+      backup_(client, plan.clusters[index], legacy_, request, valid, hooks) {
+  result_.ns = p_.ns;
+  result_.name = p_.name;
+}
+
+ClusterResult Pipeline::run() {
+  if (p_.action != ClusterAction::Adopt) {
+    result_.outcome = p_.action == ClusterAction::Adopted ? ClusterOutcome::Adopted : ClusterOutcome::Blocked;
+    if (p_.action == ClusterAction::Adopted) result_.steps.push_back("adopted by an earlier run");
+    return result_;
+  }
+  pods_reowned_ = pods_have_new_owner();
+  auto run = run_steps(pipeline_steps());
+  switch (run.end) {
+    case base::RunEnd::Finished:
+      result_.outcome = ClusterOutcome::Adopted;
+      pending_delete_ = true;
+      break;
+    case base::RunEnd::Stopped:
+      result_.outcome = ClusterOutcome::Interrupted;
+      restore_auth_if_needed();
+      break;
+    case base::RunEnd::Failed:
+      result_.outcome = ClusterOutcome::Failed;
+      result_.error = failure(run);
+      restore_auth_if_needed();
+      break;
+  }
+  return result_;
+}
+
+ClusterResult Pipeline::finish() {
+  pending_delete_ = false;
+  auto run = run_steps({AdoptionStep::LegacyEtcdCluster});
+  if (run.end == base::RunEnd::Stopped) {
+    result_.outcome = ClusterOutcome::Interrupted;
+  } else if (run.end == base::RunEnd::Failed) {
+    result_.outcome = ClusterOutcome::Failed;
+    result_.error = failure(run);
+  }
+  return result_;
+}
+
+ClusterResult Pipeline::unfinished() {
+  pending_delete_ = false;
+  result_.outcome = ClusterOutcome::Interrupted;
+  return result_;
+}
+
+base::StepRun<AdoptionStep> Pipeline::run_steps(const std::vector<AdoptionStep>& steps) {
+  base::StepPolicy policy;
+  policy.stop = [this] { return hooks_.stop != nullptr && hooks_.stop->load() != 0; };
+  const std::string cluster = p_.ns + "/" + p_.name;
+  return base::run_steps<AdoptionStep>(
+      steps, [this](AdoptionStep s) { return step(s); }, policy,
+      [this, &cluster](const base::StepRecord<AdoptionStep>& r) {
+        const std::string name = step_name(r.id);
+        result_.steps.push_back(name + (r.answer.acted() ? ": done" : ": already done"));
+        if (r.answer.acted()) progress(name + " done");
+        if (hooks_.after_step) hooks_.after_step(cluster, name);
+      });
+}
+
+base::Result<base::StepAnswer> Pipeline::step(AdoptionStep s) {
+  switch (s) {
+    case AdoptionStep::Prerequisites: return prerequisites();
+    case AdoptionStep::RootCredentials: return root_secret();
+    case AdoptionStep::Auth: return auth_step();
+    case AdoptionStep::Backup: return backup_step();
+    case AdoptionStep::EtcdCluster: return cluster_step();
+    case AdoptionStep::EtcdMembers: return members_step();
+    case AdoptionStep::HeadlessService: return headless_step();
+    case AdoptionStep::StatefulSet: return statefulset_step();
+    case AdoptionStep::PodsAndPvcs: return reown_step();
+    case AdoptionStep::LegacyLeftovers: return leftovers_step();
+    case AdoptionStep::Service: return service_step();
+    case AdoptionStep::LegacyEtcdCluster: return legacy_delete_step();
+  }
+  return base::make_error(base::ErrorKind::Failed, std::string("unknown step ") + step_name(s));
+}
+
+void Pipeline::progress(const std::string& what) {
+  if (hooks_.progress) hooks_.progress(p_.ns + "/" + p_.name + ": " + what);
+}
+
+std::string Pipeline::failure(const base::StepRun<AdoptionStep>& run) const {
+  std::string part = !failed_part_.empty() ? failed_part_ : run.at ? step_name(*run.at) : "";
+  return part + ": " + (run.error ? run.error->one_line() : std::string("failed"));
+}
+
+// --- prerequisites and credentials ------------------------------------------
+base::Result<base::StepAnswer> Pipeline::prerequisites() {
+  // What could fail later is checked before auth is touched (docs/rules.md#auth-restored-on-early-failure).
+  if (pods_reowned_ || request_.skip_backup) return Answer::quiet();
+  if (auto s = backup_.check(); !s) return std::move(s).error();
+  return Answer::quiet();
+}
+
+bool Pipeline::pods_have_new_owner() const {
+  if (p_.member_names.empty()) return false;
+  for (const auto& m : p_.member_names) {
+    const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
+    const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
+    if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
+  }
+  return true;
+}
+
+base::Result<base::StepAnswer> Pipeline::root_secret() {
+  if (!p_.spec_auth) return Answer::quiet();
+  const std::string object = "secret \"" + p_.ns + "/" + p_.root_secret_name + "\"";
+  if (p_.root_secret) {
+    // The plan found none: create it straight away. The answer is the
+    // stored object; AlreadyExists (a concurrent run) is read below.
+    json secret = *p_.root_secret;
+    std::string generated = generate_password();
+    if (generated.empty()) return base::make_error(base::ErrorKind::Failed, "no randomness for a password");
+    secret["stringData"]["password"] = generated;
+    auto created = k_.create(kube::resources::secrets, p_.ns, secret);
+    if (created) {
+      password_ = secret_password(*created);
+      if (password_.empty()) {
+        return base::make_error(base::ErrorKind::Failed, "has no password after its creation", object);
+      }
+      return Answer::did();
+    }
+    if (!kube::is_already_exists(created.error())) return std::move(created).error();
+  }
+  // It exists: the stored password is the one that counts.
+  auto existing = k_.get(kube::resources::secrets, p_.ns, p_.root_secret_name);
+  if (!existing) {
+    if (!kube::is_not_found(existing.error())) return std::move(existing).error();
+    return base::make_error(base::ErrorKind::Refused, "does not exist", object,
+                            "create it with a password key (--auth-secret)");
+  }
+  password_ = secret_password(*existing);
+  if (password_.empty()) {
+    return base::make_error(base::ErrorKind::Refused, "has no password", object,
+                            "give it a non-empty password key, or delete it to have one generated");
+  }
+  return Answer::already();
+}
+
+// --- etcd -----------------------------------------------------------------------
+base::Result<etcd::Client*> Pipeline::etcd_client() {
+  if (etcd_) return etcd_.get();
+  auto failed = [this](base::Error e) -> base::Result<etcd::Client*> {
+    failed_part_ = "connect to etcd";
+    return e;
+  };
+  // The material the plan's inspection read and dialled with (not read again).
+  auto tls = plan_.legacy_tls.size() > index_ && plan_.legacy_tls[index_]
+                 ? base::Result<etcd::TlsConfig>(*plan_.legacy_tls[index_])
+                 : legacy_tls(k_, legacy_);
+  if (!tls) return failed(std::move(tls).error());
+  InspectOptions how;
+  if (valid_.connect == Connect::PortForward) how.forwards = std::make_shared<kube::PortForwards>(k_.shared_transport());
+  targets_ = etcd_targets(legacy_, plan_.inventory, *tls, how);
+  if (targets_.empty()) return failed(base::make_error(base::ErrorKind::CannotConnect, "no Ready member pod to dial"));
+  etcd::Config config = cluster_config(targets_);
+  config.call_timeout = 10s;
+  auto client = etcd::Client::create(config);
+  if (!client) return failed(std::move(client).error());
+  etcd_ = std::move(*client);
+  return etcd_.get();
+}
+
+base::Result<base::StepAnswer> Pipeline::auth_step() {
+  if (pods_reowned_) {
+    // The pods already belong to the new EtcdCluster: auth is the new operator's.
+    result_.backup = "not taken again: the pods already belong to the new EtcdCluster";
+    return Answer::already();
+  }
+  if (!p_.live_auth && !p_.spec_auth) return Answer::quiet();
+  auto client = etcd_client();
+  if (!client) return std::move(client).error();
+  etcd::Client& c = **client;
+  auto enabled = live_auth_enabled(c);
+  if (!enabled) return std::move(enabled).error();
+  bool acted = false;
+  if (*enabled) {
+    if (auto s = c.auth_disable(); !s) return std::move(s).error();
+    auth_disabled_by_us_ = true;
+    acted = true;
+  }
+  if (p_.spec_auth) {
+    // docs/rules.md#root-user-replaced: the password cannot be read back, so replacing root is the
+    // idempotent form; a kill between delete and add leaves no root and
+    // auth off, and the re-run adds it.
+    if (auto s = c.user_delete("root"); !s && s.error().reason != etcd::reason::kUserNotFound) {
+      return std::move(s).error();
+    }
+    if (auto s = c.user_add("root", password_); !s) return std::move(s).error();
+    if (auto s = c.user_grant_role("root", "root"); !s) return std::move(s).error();
+    acted = true;
+    result_.auth = "off; root's password is the Secret " + p_.root_secret_name + "'s; the new operator turns auth on";
+  } else {
+    result_.auth = *enabled ? "disabled (the legacy spec says enableAuth: false, W20)" : "";
+  }
+  return Answer::did_if(acted);
+}
+
+void Pipeline::restore_auth_if_needed() {
+  if (!auth_disabled_by_us_ || !etcd_) return;
+  auto s = etcd_->auth_enable();
+  if (s) {
+    result_.auth = "re-enabled after the failure (R3)";
+    result_.verdicts.push_back({"R3", "the pipeline stopped after auth was disabled and before the pods changed "
+                                      "owner; auth was re-enabled"});
+  } else {
+    result_.auth = "OFF: re-enabling it failed: " + s.error().one_line() + "; re-run to finish the adoption";
+  }
+  auth_disabled_by_us_ = false;
+}
+
+base::Result<base::StepAnswer> Pipeline::backup_step() {
+  if (pods_reowned_) return Answer::quiet();  // the auth step said why
+  if (request_.skip_backup) {
+    result_.backup = "skipped (--skip-backup)";
+    return Answer::quiet();
+  }
+  base::Result<std::string> taken = std::string();
+  if (valid_.backup_mode == BackupMode::Job) {
+    taken = backup_.by_job();
+  } else {
+    auto client = etcd_client();
+    if (!client) return std::move(client).error();
+    taken = backup_.stream(**client, targets_);
+  }
+  if (!taken) return std::move(taken).error();  // Interrupted: a stop, which the engine tells apart
+  result_.backup = std::move(*taken);
+  return Answer::did();
+}
+
+// Facts verify needs, recorded before anything changes owner (docs/rules.md#our-annotation-keys,
+// docs/rules.md#controllerrevisions, docs/rules.md#verify-data-check).
+base::Result<ojson> Pipeline::adoption_facts() {
+  auto client = etcd_client();
+  if (!client) return std::move(client).error();
+  auto failed = [this](base::Error e) -> base::Result<ojson> {
+    failed_part_ = "record adoption facts";
+    return e;
+  };
+  etcd::Client& c = **client;
+  ojson facts = {{"legacyUID", p_.legacy_uid}, {"clusterID", p_.cluster_id}};
+  auto head = c.range("\x01-adoption-revision-probe");
+  if (!head) return failed(std::move(head).error());
+  facts["revision"] = head->header.revision;
+  ojson members = ojson::object();
+  for (std::size_t i = 0; i < p_.member_names.size(); ++i) {
+    const std::string& m = p_.member_names[i];
+    ojson f = {{"memberID", p_.member_statuses[i]["memberID"]}};
+    if (const json* pod = find_object(plan_.inventory.pods, p_.ns, m)) {
+      f["podUID"] = base::string_at(*pod, "/metadata/uid");
+      long long restarts = 0;
+      if (const json* st = base::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
+        for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
+      }
+      f["restarts"] = restarts;
+    }
+    if (const json* pvc = find_object(plan_.inventory.pvcs, p_.ns, op::member_pvc(m))) {
+      f["volumeName"] = base::string_at(*pvc, "/spec/volumeName");
+    }
+    for (const auto& t : targets_) {
+      if (t.pod != m) continue;
+      auto h = c.hash_kv(t.config.endpoints.front(), head->header.revision);
+      if (h) f["hashKV"] = h->hash;
+    }
+    members[m] = f;
+  }
+  facts["members"] = members;
+  ojson revisions = ojson::array();
+  kube::ListOptions lo;
+  auto list = k_.list_all(kube::resources::controllerrevisions, p_.ns, lo);
+  if (!list) return failed(std::move(list).error());
+  for (const auto& cr : (*list)["items"]) {
+    const json* ctrl = op::controller_of(cr);
+    if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
+      revisions.push_back(base::string_at(cr, "/metadata/name"));
+    }
+  }
+  facts["controllerRevisions"] = revisions;
+  return facts;
+}
+
+// --- new objects ------------------------------------------------------------------
+base::Result<base::StepAnswer> Pipeline::cluster_step() {
+  json cluster;
+  bool acted = false;
+  // Created straight away when the plan found none (AlreadyExists: a
+  // concurrent run's, read and judged below); read when it found one.
+  base::Result<json> existing = base::make_error(base::ErrorKind::NotFound, "not found by the plan");
+  if (find_object(plan_.inventory.new_clusters, p_.ns, p_.name) != nullptr) {
+    existing = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
+  }
+  if (existing) {
+    cluster = *existing;
+  } else {
+    if (!kube::is_not_found(existing.error())) return std::move(existing).error();
+    auto facts = adoption_facts();
+    if (!facts) return std::move(facts).error();
+    json object = json(p_.cluster);
+    object["metadata"]["annotations"][std::string(op::kAnnAdoption)] = facts->dump();
+    auto created = k_.create(op::resources::etcdclusters, p_.ns, object);
+    if (!created && !kube::is_already_exists(created.error())) return std::move(created).error();
+    if (!created) created = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
+    if (!created) return std::move(created).error();
+    cluster = *created;
+    acted = true;
+  }
+  // Only our own object for this legacy cluster (docs/rules.md#only-our-own-objects).
+  if (op::annotation(cluster, op::kAnnAdoptedFrom) != p_.legacy_uid) {
+    return base::make_error(base::ErrorKind::Refused, "exists without this tool's marker for this legacy cluster",
+                            "etcdcluster \"" + p_.ns + "/" + p_.name + "\"", "B17: it is not ours to adopt into");
+  }
+  // Status prefill (docs/rules.md#status-prefill), re-read and re-decided on a conflict.
+  for (int attempt = 0; base::string_at(cluster, "/status/clusterID").empty(); ++attempt) {
+    json updated = cluster;
+    updated["status"] = json(p_.cluster_status);
+    kube::ReplaceOptions ro;
+    ro.subresource = "status";
+    auto r = k_.replace(op::resources::etcdclusters, p_.ns, updated, ro);
+    if (r) {
+      cluster = *r;
+      acted = true;
+      break;
+    }
+    if (!kube::is_conflict(r.error()) || attempt > 5) return std::move(r).error();
+    auto again = k_.get(op::resources::etcdclusters, p_.ns, p_.name);
+    if (!again) return std::move(again).error();
+    cluster = std::move(*again);
+  }
+  std::string id = base::string_at(cluster, "/status/clusterID");
+  if (id != p_.cluster_id) {
+    return base::make_error(base::ErrorKind::Refused, "records cluster ID " + id + " but etcd reports " + p_.cluster_id,
+                            "etcdcluster \"" + p_.ns + "/" + p_.name + "\"");
+  }
+  cluster_ = cluster;
+  cluster_uid_ = base::string_at(cluster, "/metadata/uid");
+  return Answer::did_if(acted);
+}
+
+base::Result<base::StepAnswer> Pipeline::members_step() {
+  MemberUids uids;
+  bool acted = false;
+  for (std::size_t i = 0; i < p_.members.size(); ++i) {
+    const std::string& m = p_.member_names[i];
+    json member = json(p_.members[i]);
+    member["metadata"]["ownerReferences"][0]["uid"] = cluster_uid_;
+    // As the cluster: created straight away when the plan found none.
+    base::Result<json> got = base::make_error(base::ErrorKind::NotFound, "not found by the plan");
+    if (find_object(plan_.inventory.new_members, p_.ns, m) != nullptr) got = k_.get(op::resources::etcdmembers, p_.ns, m);
+    if (!got) {
+      if (!kube::is_not_found(got.error())) return std::move(got).error();
+      auto created = k_.create(op::resources::etcdmembers, p_.ns, member);
+      if (!created && !kube::is_already_exists(created.error())) return std::move(created).error();
+      got = created ? std::move(created) : k_.get(op::resources::etcdmembers, p_.ns, m);
+      if (!got) return std::move(got).error();
+      acted = true;
+    }
+    json live = *got;
+    const json* ctrl = op::controller_of(live);
+    if (ctrl == nullptr || ctrl->value("uid", "") != cluster_uid_) {
+      return base::make_error(base::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
+                              "etcdmember \"" + p_.ns + "/" + m + "\"", "B17: it is not ours to take over");
+    }
+    for (int attempt = 0; base::string_at(live, "/status/memberID").empty(); ++attempt) {
+      json updated = live;
+      updated["status"] = json(p_.member_statuses[i]);
+      kube::ReplaceOptions ro;
+      ro.subresource = "status";
+      auto r = k_.replace(op::resources::etcdmembers, p_.ns, updated, ro);
+      if (r) {
+        live = *r;
+        acted = true;
+        break;
+      }
+      if (!kube::is_conflict(r.error()) || attempt > 5) return std::move(r).error();
+      auto again = k_.get(op::resources::etcdmembers, p_.ns, m);
+      if (!again) return std::move(again).error();
+      live = std::move(*again);
+    }
+    uids.push_back({m, base::string_at(live, "/metadata/uid")});
+  }
+  member_uids_ = std::move(uids);
+  return Answer::did_if(acted);
+}
+
+// --- the legacy objects -------------------------------------------------------------
+base::Result<base::StepAnswer> Pipeline::headless_step() {
+  // The plan's copy first; gone means collected after an earlier complete run.
+  const json* known = find_object(plan_.inventory.services, p_.ns, p_.headless_service);
+  auto wrote = set_service_owners(p_.headless_service, known, [&](const json& svc) {
+    return headless_owner_references(svc, member_uids_);
+  });
+  if (!wrote) return std::move(wrote).error();
+  return Answer::did_if(*wrote);
+}
+
+// Sets Service `name`'s ownerReferences to owners(service) with a PUT,
+// reading it again on a conflict; the first read may be a copy the run
+// already has (`known`), whose resourceVersion guards the write. A Service
+// that is gone is left alone. Answers whether it wrote.
+base::Result<bool> Pipeline::set_service_owners(const std::string& name, const json* known,
+                                                const std::function<json(const json&)>& owners) {
+  for (int attempt = 0;; ++attempt) {
+    auto svc = attempt == 0 && known != nullptr ? base::Result<json>(*known)
+                                                : k_.get(kube::resources::services, p_.ns, name);
+    if (!svc) {
+      if (kube::is_not_found(svc.error())) return false;
+      return std::move(svc).error();
+    }
+    json refs = owners(*svc);
+    if ((*svc)["metadata"].value("ownerReferences", json::array()) == refs) return false;
+    json updated = *svc;
+    updated["metadata"]["ownerReferences"] = refs;
+    auto r = k_.replace(kube::resources::services, p_.ns, updated);
+    if (r) return true;
+    if (!kube::is_conflict(r.error()) || attempt > 5) return std::move(r).error();
+  }
+}
+
+// Orphan-deletes StatefulSet <c> and waits only until the delete is
+// accepted (a deletionTimestamp and the `orphan` finalizer), not until the
+// garbage collector has let it go: a StatefulSet being deleted neither
+// claims nor creates pods, so the re-own that follows can take the pods
+// from it, after which the collector has nothing left to orphan
+// (docs/adoption-reown.md).
+base::Result<base::StepAnswer> Pipeline::statefulset_step() {
+  bool acted = false;
+  // The pods name their StatefulSet's UID: deleted by it without reading
+  // it first. A 409 (another object of that name now) reads it below.
+  std::string uid;
+  for (const auto& m : p_.member_names) {
+    const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
+    const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
+    if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
+      uid = ctrl->value("uid", "");
+    }
+  }
+  kube::DeleteOptions o;
+  o.propagation = kube::Propagation::Orphan;
+  bool gone = false;
+  json answer;  // the server's answer to the delete: the object, or a Status when it went at once
+  if (!uid.empty()) {
+    o.precondition_uid = uid;
+    auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
+    if (r) {
+      acted = true;
+      answer = std::move(*r);
+    } else if (kube::is_not_found(r.error())) {
+      gone = true;
+    } else if (!kube::is_conflict(r.error())) {
+      return std::move(r).error();
+    }
+  }
+  if (!acted && !gone) {
+    auto sts = k_.get(kube::resources::statefulsets, p_.ns, p_.name);
+    if (sts) {
+      o.precondition_uid = base::string_at(*sts, "/metadata/uid");
+      auto r = k_.remove(kube::resources::statefulsets, p_.ns, p_.name, o);
+      if (r) answer = std::move(*r);
+      else if (kube::is_not_found(r.error())) gone = true;
+      else return std::move(r).error();
+      acted = true;
+    } else if (kube::is_not_found(sts.error())) {
+      gone = true;
+    } else {
+      return std::move(sts).error();
+    }
+  }
+  const bool accepted = gone || (answer.is_object() && answer.value("kind", "") != "Status" &&
+                                 kube::orphan_delete_accepted(&answer));
+  if (!accepted) {
+    // Not shown by the answer: read until it is (or the object is gone).
+    auto w = k_.wait_for(kube::resources::statefulsets, p_.ns, p_.name, kube::orphaning_or_gone(), 120s);
+    if (!w) return std::move(w).error();
+  }
+  return Answer::did_if(acted);
+}
+
+base::Result<base::StepAnswer> Pipeline::leftovers_step() {
+  bool acted = false;
+  // The StatefulSet's ControllerRevisions, by the names recorded (docs/rules.md#controllerrevisions).
+  json facts = json::parse(op::annotation(cluster_, op::kAnnAdoption), nullptr, false);
+  std::vector<std::pair<const kube::Resource*, std::string>> todo;
+  if (facts.is_object()) {
+    for (const auto& name : facts.value("controllerRevisions", json::array())) {
+      todo.push_back({&kube::resources::controllerrevisions, name.get<std::string>()});
+    }
+  }
+  todo.push_back({&kube::resources::configmaps, op::legacy_cluster_state_configmap(p_.name)});
+  todo.push_back({&kube::resources::poddisruptionbudgets, p_.name});
+  for (const auto& [r, name] : todo) {
+    if (r == &kube::resources::poddisruptionbudgets) {
+      // The operator creates its own PDB of that name later: only the legacy one goes.
+      auto pdb = k_.get(*r, p_.ns, name);
+      if (!pdb) {
+        if (kube::is_not_found(pdb.error())) continue;
+        return std::move(pdb).error();
+      }
+      const json* ctrl = op::controller_of(*pdb);
+      if (ctrl != nullptr && ctrl->value("apiVersion", "") == op::kApiVersion) continue;
+    }
+    auto res = k_.remove(*r, p_.ns, name);
+    if (res) acted = true;
+    else if (!kube::is_not_found(res.error())) return std::move(res).error();
+  }
+  return Answer::did_if(acted);
+}
+
+base::Result<base::StepAnswer> Pipeline::reown_step() {
+  bool acted = false;
+  // Read now, after the StatefulSet's orphan delete was accepted: one list
+  // of each kind (the plan's selector) instead of a read per object; an
+  // object the lists miss, or a conflict, is read on its own. The garbage
+  // collector may be orphaning the same objects meanwhile: a strategic
+  // merge patch deletes the old controller reference by its uid and merges
+  // ours, so its write and ours commute (no 409 to read again after).
+  kube::ListOptions etcd_pods;
+  etcd_pods.label_selector = std::string(op::kLabelName) + "=" + std::string(op::kLabelNameValue);
+  auto pods = k_.list_all(kube::resources::pods, p_.ns, etcd_pods);
+  if (!pods) return std::move(pods).error();
+  auto pvcs = k_.list_all(kube::resources::persistentvolumeclaims, p_.ns);
+  if (!pvcs) return std::move(pvcs).error();
+  auto listed = [&](const json& list, const std::string& name) -> const json* {
+    const json* items = base::find_at(list, "/items");
+    if (items == nullptr || !items->is_array()) return nullptr;
+    for (const auto& o : *items) {
+      if (base::string_at(o, "/metadata/name") == name) return &o;
+    }
+    return nullptr;
+  };
+  for (const auto& [m, uid] : member_uids_) {
+    for (auto [r, name, role] : {std::tuple{&kube::resources::pods, m, true},
+                                 std::tuple{&kube::resources::persistentvolumeclaims, op::member_pvc(m), false}}) {
+      const json* fresh = listed(role ? *pods : *pvcs, name);
+      for (int attempt = 0;; ++attempt) {
+        json obj;
+        if (attempt == 0 && fresh != nullptr) {
+          obj = *fresh;
+        } else {
+          auto got = k_.get(*r, p_.ns, name);
+          if (!got) return std::move(got).error();
+          obj = std::move(*got);
+        }
+        json patch = reown_strategic_patch(obj, p_.name, m, uid, role);
+        if (patch.is_null()) break;
+        kube::PatchOptions po;
+        po.idempotent = true;  // deletes and merges by key: the same result when sent twice
+        auto res = k_.patch(*r, p_.ns, name, kube::PatchType::Strategic, patch, po);
+        if (res) {
+          acted = true;
+          break;
+        }
+        if (!kube::is_conflict(res.error()) || attempt > 10) return std::move(res).error();
+      }
+    }
+  }
+  return Answer::did_if(acted);
+}
+
+base::Result<base::StepAnswer> Pipeline::service_step() {
+  // docs/rules.md#auth-restored-on-early-failure: once the pods belong to the new cluster (and the
+  // leftovers are gone), auth stays off for the new operator to turn on; a
+  // later failure no longer restores it.
+  auth_disabled_by_us_ = false;
+  bool acted = false;
+  const std::string& c = p_.name;
+  json native = json(op::native_headless_service(c, p_.ns, cluster_uid_));
+  // Judged from the plan's copy: the delete is guarded by its UID (a
+  // replaced Service answers 409 and fails the step; the re-run plans again).
+  const json* known = find_object(plan_.inventory.services, p_.ns, c);
+  bool deleted = false;
+  if (known != nullptr && base::string_at(*known, "/spec/clusterIP") != "None") {
+    // clusterIP cannot change in place: delete and re-create back to back.
+    kube::DeleteOptions o;
+    o.precondition_uid = base::string_at(*known, "/metadata/uid");
+    auto r = k_.remove(kube::resources::services, p_.ns, c, o);
+    if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
+    deleted = true;
+  }
+  if (known == nullptr || deleted) {
+    auto created = k_.create(kube::resources::services, p_.ns, native);
+    if (!created && deleted && kube::is_already_exists(created.error())) {
+      // The deleted one is still going (a finalizer): wait, then create.
+      if (auto s = k_.wait_deleted(kube::resources::services, p_.ns, c, 60s); !s) return std::move(s).error();
+      created = k_.create(kube::resources::services, p_.ns, native);
+    }
+    if (!created && !kube::is_already_exists(created.error())) return std::move(created).error();
+    acted = true;
+  }
+  if (p_.client_service != c) {
+    // docs/rules.md#client-service-cutover: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
+    auto wrote = set_service_owners(p_.client_service, nullptr, [&](const json& cs) {
+      json refs = json::array();
+      for (const auto& r : cs["metadata"].value("ownerReferences", json::array())) {
+        if (r.value("kind", "") != op::kKindEtcdCluster) refs.push_back(r);
+      }
+      refs.push_back(json(op::owner_reference(op::kKindEtcdCluster, c, cluster_uid_, false)));
+      return refs;
+    });
+    if (!wrote) return std::move(wrote).error();
+    acted = acted || *wrote;
+  }
+  return Answer::did_if(acted);
+}
+
+base::Result<base::StepAnswer> Pipeline::legacy_delete_step() {
+  bool acted = false;
+  // The plan's copy says whether it is already being deleted; the delete
+  // is guarded by the UID the plan was made for.
+  if (base::find_at(plan_.inventory.clusters[index_], "/metadata/deletionTimestamp") == nullptr) {
+    kube::DeleteOptions o;
+    o.propagation = kube::Propagation::Orphan;
+    o.precondition_uid = p_.legacy_uid;
+    auto r = k_.remove(op::resources::legacy_etcdclusters, p_.ns, p_.name, o);
+    if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
+    acted = r.ok();
+  }
+  // Not awaited (docs/rules.md#legacy-webhooks): it stays Terminating while the legacy webhooks exist.
+  return Answer::did_if(acted);
+}
+
+}  // namespace migrate
