@@ -30,6 +30,9 @@ std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
   return cat({c, "-", buf});
 }
+std::string defrag_cr_name(std::string_view c, std::chrono::system_clock::time_point t) {
+  return snapshot_cr_name(cat({c, "-defrag"}), t);
+}
 std::string future_member_dns(std::string_view c, std::string_view ns) {
   return member_dns(cat({c, "-00000"}), c, ns);
 }

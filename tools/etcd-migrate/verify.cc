@@ -38,7 +38,7 @@ int run_verify(cli::Program& program, const VerifyFlags& flags) {
   bool text = *format == output::Format::Table || *format == output::Format::Wide;
   *program.out << (text ? migrate::verify_text(*report) : output::render(migrate::to_json(*report), output::View{}, *format));
   program.out->flush();
-  return report->ok() ? 0 : 1;
+  return migrate::verify_exit_code(*report);
 }
 
 }  // namespace
@@ -50,7 +50,8 @@ void setup_verify_command(CLI::App& sub, cli::Action& action, cli::Program& prog
   sub.add_option("--connect", flags->connect, "How etcd members are reached: auto|direct|port-forward")
       ->default_str("auto");
   sub.add_option("name", flags->name, "The adopted cluster (default: every adopted cluster in scope)");
-  sub.footer("Exit 0 when every check holds, 1 when one does not, 6 when nothing adopted matches.");
+  sub.footer("Exit 0 when every check holds, 1 when one does not, 8 when the members' data differ (HASHKV),\n"
+             "6 when nothing adopted matches.");
   sub.callback([&action, &program, flags] {
     action = [&program, flags] { return run_verify(program, *flags); };
   });
