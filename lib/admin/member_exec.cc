@@ -490,6 +490,14 @@ class Runner {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
     if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
+    // Newer operators deny the delete without their consent annotation
+    // (docs/operator-contract.md#deleting-an-etcdmember); set it first, on
+    // the object just read.
+    if (!op::allows_deletion(*m)) {
+      auto p = kube_.patch(op::resources::etcdmembers, ns_, plan_.member, kube::PatchType::Merge,
+                           guarded(*m, op::allow_deletion_patch()));
+      if (!p) return std::move(p).error();
+    }
     kube::DeleteOptions d;
     d.precondition_uid = base::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);

@@ -463,7 +463,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   if (p.mode == Mode::Operator) {
     if (p.kind == TargetKind::Ghost) step(p, MemberStep::ClearId, "status merge patch memberID \"\" on " + target);
     if (m != nullptr && !deleting(*m)) {
-      step(p, MemberStep::DeleteMember, "delete " + target + " (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
+      step(p, MemberStep::DeleteMember, "annotate " + target + " allow-deletion, delete it (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
     }
     if (r.force_delete_pod) force_delete_step(s, p);
     if (r.wait) {
@@ -484,7 +484,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   if (!finalizer && e != nullptr) {
     step(p, MemberStep::RemoveEtcd, "MemberRemove " + etcd::format_member_id(p.id) + " (no finalizer holds the object)");
   }
-  step(p, MemberStep::DeleteMember, "delete " + target + " (uid precondition; the finalizer keeps it)");
+  step(p, MemberStep::DeleteMember, "annotate " + target + " allow-deletion, delete it (uid precondition; the finalizer keeps it)");
   if (finalizer && e != nullptr) step(p, MemberStep::RemoveEtcd, "MemberRemove " + etcd::format_member_id(p.id));
   step(p, MemberStep::Release, "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
   if (r.force_delete_pod) force_delete_step(s, p);

@@ -157,11 +157,7 @@ ojson snapshot_row(const json& cr) {
   j["size"] = art.contains("sizeBytes") ? ojson(art["sizeBytes"]) : ojson();
   j["uri"] = art.value("uri", "");
   j["checksum"] = art.value("checksum", "");
-  std::string reason, message;
-  for (const auto& c : st.value("conditions", json::array())) {
-    reason = c.value("reason", "");
-    message = c.value("message", "");
-  }
+  auto [reason, message] = last_condition(cr);
   j["reason"] = reason;
   j["message"] = message;
   j["created"] = cr["metadata"].value("creationTimestamp", "");
@@ -203,44 +199,22 @@ base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const S
                                    const PhaseProgress& progress) {
   auto obj = snapshot_cr(t, r, std::chrono::system_clock::now());
   if (!obj) return std::move(obj).error();
-  const std::string name = (*obj)["metadata"]["name"];
-  const std::string what = op::resources::etcdsnapshots.describe(t.ns, name);
-  if (t.operator_state && !t.operator_state->active) {
-    return base::make_error(base::ErrorKind::Refused, "the operator does not run: " + t.operator_state->reason, what,
-                           "nothing would ever take the snapshot; save it to a file instead");
-  }
-  const auto& observed = t.cluster_object.contains("/status/observed/replicas"_json_pointer)
-                             ? t.cluster_object["status"]["observed"]["replicas"]
-                             : json();
-  if (observed.is_number_integer() && observed.get<long long>() == 0) {
-    return base::make_error(base::ErrorKind::Refused, "the cluster is paused (observed replicas 0)", what,
-                           "the snapshot Job would wait for a member until its deadline");
-  }
-  auto created = kube.create(op::resources::etcdsnapshots, t.ns, *obj);
-  if (!created) return std::move(created).error();
-  std::string last_phase;
-  auto done = kube.wait_for(
-      op::resources::etcdsnapshots, t.ns, name,
-      [&](const json* o) {
-        if (o == nullptr) return false;
-        std::string phase = o->value("status", json::object()).value("phase", "");
-        if (phase != last_phase && progress) progress(phase);
-        last_phase = phase;
-        return phase == "Complete" || phase == "Failed";
-      },
-      r.timeout);
-  if (!done) {
-    auto e = std::move(done).error();
-    if (e.object.empty()) e.object = what;
-    if (e.kind == base::ErrorKind::Timeout) e.hint = "the EtcdSnapshot stays; `kubectl etcd snapshot status " + name + "` follows it";
-    return e;
-  }
+  CrRun run;
+  run.resource = &op::resources::etcdsnapshots;
+  run.object = std::move(*obj);
+  const std::string name = run.object["metadata"]["name"];
+  run.nothing_would = "nothing would ever take the snapshot";
+  run.instead = "save it to a file instead";
+  run.follow = "`kubectl etcd snapshot status " + name + "`";
+  run.timeout = r.timeout;
+  auto done = run_cr(kube, t, run, progress);
+  if (!done) return std::move(done).error();
   auto row = snapshot_row(*done);
   if (row["phase"] == "Failed") {
     return base::make_error(base::ErrorKind::Failed,
                            "the snapshot failed: " + row["reason"].get<std::string>() + ": " +
                                row["message"].get<std::string>(),
-                           what);
+                           op::resources::etcdsnapshots.describe(t.ns, name));
   }
   return row;
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/cr_run.h"
 #include "admin/session.h"
 #include "base/result.h"
 #include "etcd/snapshot.h"
@@ -74,7 +75,6 @@ struct SnapshotCrRequest {
 // The EtcdSnapshot object to create (pure).
 base::Result<nlohmann::json> snapshot_cr(const Target& t, const SnapshotCrRequest& r,
                                         std::chrono::system_clock::time_point now);
-using PhaseProgress = std::function<void(const std::string& phase)>;
 base::Result<nlohmann::ordered_json> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
                                                     const PhaseProgress& progress = {});
 

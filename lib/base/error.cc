@@ -21,6 +21,7 @@ int exit_code(ErrorKind kind) {
     case ErrorKind::Partial: return 5;
     case ErrorKind::NotFound: return 6;
     case ErrorKind::PermissionDenied: return 7;
+    case ErrorKind::Inconsistent: return 8;
     case ErrorKind::Usage: return 128;
     case ErrorKind::Interrupted: return 130;
     case ErrorKind::Terminated: return 143;
@@ -38,6 +39,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::Partial: return "Partial";
     case ErrorKind::NotFound: return "NotFound";
     case ErrorKind::PermissionDenied: return "PermissionDenied";
+    case ErrorKind::Inconsistent: return "Inconsistent";
     case ErrorKind::Usage: return "Usage";
     case ErrorKind::Interrupted: return "Interrupted";
     case ErrorKind::Terminated: return "Terminated";

@@ -18,6 +18,7 @@ enum class ErrorKind {
   Partial,           // 5: some targets succeeded, some failed
   NotFound,          // 6: the named cluster, member, context or object is absent
   PermissionDenied,  // 7: 401/403
+  Inconsistent,      // 8: members answered different data at one revision (HashKV)
   Usage,             // 128: bad arguments
   Interrupted,       // 130: SIGINT after a clean stop
   Terminated,        // 143: SIGTERM after a clean stop
@@ -28,7 +29,7 @@ enum class ErrorKind {
 inline constexpr ErrorKind kErrorKinds[] = {
     ErrorKind::Failed,   ErrorKind::Unhealthy, ErrorKind::CannotConnect,    ErrorKind::Refused,
     ErrorKind::Timeout,  ErrorKind::Partial,   ErrorKind::NotFound,         ErrorKind::PermissionDenied,
-    ErrorKind::Usage,    ErrorKind::Interrupted, ErrorKind::Terminated,
+    ErrorKind::Inconsistent, ErrorKind::Usage, ErrorKind::Interrupted,      ErrorKind::Terminated,
 };
 
 struct Error {

@@ -44,6 +44,13 @@ bool VerifyReport::ok() const {
   return true;
 }
 
+int verify_exit_code(const VerifyReport& report) {
+  for (const auto& c : report.clusters) {
+    if (c.data_differs) return base::exit_code(base::ErrorKind::Inconsistent);
+  }
+  return report.ok() ? 0 : 1;
+}
+
 namespace {
 
 const json* by_name(const json& list, const std::string& name) {
@@ -121,6 +128,7 @@ class Verifier {
     pods_and_volumes();
     owners();
     data();
+    hash_kv();
     auth();
     admin::ConsistencyInput in;
     in.cluster = target_.cluster_object;
@@ -352,6 +360,20 @@ class Verifier {
         problems.empty() ? (compacted ? "revision " + std::to_string(r) + " compacted since; members agree now"
                                       : "HashKV at revision " + std::to_string(r) + " as recorded on every member")
                          : problems);
+  }
+
+  // Whatever the recorded facts say, the members must hold the same data
+  // now (docs/data-consistency.md).
+  void hash_kv() {
+    auto r = admin::compare_hash_kv(target_, *etcd_);
+    if (!r) {
+      add("HASHKV", false, r.error().one_line());
+      return;
+    }
+    v_.data_differs = r->comparison.verdict == admin::HashVerdict::Inconsistent;
+    add("HASHKV", r->comparison.verdict == admin::HashVerdict::Consistent,
+        std::string(admin::verdict_name(r->comparison.verdict)) + " at revision " + std::to_string(r->revision) +
+            ": " + r->comparison.message);
   }
 
   void auth() {

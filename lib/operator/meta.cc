@@ -2,6 +2,7 @@
 
 #include "base/json_at.h"
 #include "operator/legacy_cluster.h"
+#include "operator/names.h"
 
 namespace op {
 
@@ -31,6 +32,14 @@ const nlohmann::json* controller_of(const nlohmann::json& object) {
     if (r.is_object() && r.value("controller", false)) return &r;
   }
   return nullptr;
+}
+
+bool allows_deletion(const nlohmann::json& member) {
+  return annotation(member, kAnnAllowDeletion) == kAllowDeletionValue;
+}
+
+nlohmann::json allow_deletion_patch() {
+  return {{"metadata", {{"annotations", {{std::string(kAnnAllowDeletion), std::string(kAllowDeletionValue)}}}}}};
 }
 
 }  // namespace op

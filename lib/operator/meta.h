@@ -14,6 +14,11 @@ namespace op {
 std::string label(const nlohmann::json& object, std::string_view key);
 std::string annotation(const nlohmann::json& object, std::string_view key);
 
+// Whether an EtcdMember carries the consent to its deletion, and the merge
+// patch that gives it (docs/operator-contract.md#deleting-an-etcdmember).
+bool allows_deletion(const nlohmann::json& member);
+nlohmann::json allow_deletion_patch();
+
 // The ownerReference with controller: true, or nullptr.
 const nlohmann::json* controller_of(const nlohmann::json& object);
 

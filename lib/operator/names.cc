@@ -32,6 +32,9 @@ std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time
   return cat({c, "-", buf});
 }
 std::string restore_object_key(std::string_view c) { return cat({c, "-restore.db"}); }
+std::string defrag_cr_name(std::string_view c, std::chrono::system_clock::time_point t) {
+  return snapshot_cr_name(cat({c, "-defrag"}), t);
+}
 std::string future_member_dns(std::string_view c, std::string_view ns) {
   return member_dns(cat({c, "-00000"}), c, ns);
 }

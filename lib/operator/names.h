@@ -22,6 +22,7 @@ inline constexpr std::string_view kLegacyApiVersion = "etcd.aenix.io/v1alpha1";
 inline constexpr std::string_view kKindEtcdCluster = "EtcdCluster";
 inline constexpr std::string_view kKindEtcdMember = "EtcdMember";
 inline constexpr std::string_view kKindEtcdSnapshot = "EtcdSnapshot";
+inline constexpr std::string_view kKindEtcdDefrag = "EtcdDefrag";
 inline constexpr std::string_view kKindEtcdBackup = "EtcdBackup";
 inline constexpr std::string_view kKindEtcdBackupSchedule = "EtcdBackupSchedule";
 
@@ -46,6 +47,10 @@ inline constexpr std::string_view kAnnHeadlessServiceName = "etcd-operator.cozys
 inline constexpr std::string_view kAnnDataDirSubpath = "etcd-operator.cozystack.io/data-dir-subpath";
 inline constexpr std::string_view kAnnPeerAutoTls = "etcd-operator.cozystack.io/peer-auto-tls";
 inline constexpr std::string_view kMemberFinalizer = "etcd-operator.cozystack.io/member-cleanup";
+// Newer operators deny DELETE of an EtcdMember that does not carry this
+// annotation with the value "true" (docs/operator-contract.md#deleting-an-etcdmember).
+inline constexpr std::string_view kAnnAllowDeletion = "etcd-operator.cozystack.io/allow-deletion";
+inline constexpr std::string_view kAllowDeletionValue = "true";
 // The legacy data dir is <volume>/default.etcd.
 inline constexpr std::string_view kLegacyDataDirSubpath = "default.etcd";
 
@@ -115,6 +120,8 @@ std::string restore_object_key(std::string_view c);
 // The S3 user metadata name carrying the uploaded file's sha256 (whole file,
 // trailer included), by which a re-run recognises its own upload.
 inline constexpr std::string_view kRestoreSha256Metadata = "etcd-restore-sha256";
+// kubectl-etcd defrag --via-cr: <c>-defrag-<UTC yyyymmdd-hhmmss> (docs/operator-contract.md#etcddefrag).
+std::string defrag_cr_name(std::string_view c, std::chrono::system_clock::time_point t);
 // The key health reads (etcdctl endpoint health reads the same).
 inline constexpr std::string_view kHealthKey = "health";
 

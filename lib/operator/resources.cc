@@ -16,6 +16,7 @@ kube::Resource legacy(const char* plural, std::string_view kind) {
 const kube::Resource etcdclusters = fresh("etcdclusters", kKindEtcdCluster);
 const kube::Resource etcdmembers = fresh("etcdmembers", kKindEtcdMember);
 const kube::Resource etcdsnapshots = fresh("etcdsnapshots", kKindEtcdSnapshot);
+const kube::Resource etcddefrags = fresh("etcddefrags", kKindEtcdDefrag);
 const kube::Resource legacy_etcdclusters = legacy("etcdclusters", kKindEtcdCluster);
 const kube::Resource legacy_etcdbackups = legacy("etcdbackups", kKindEtcdBackup);
 const kube::Resource legacy_etcdbackupschedules = legacy("etcdbackupschedules", kKindEtcdBackupSchedule);

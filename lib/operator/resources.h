@@ -10,6 +10,7 @@ namespace op::resources {
 extern const kube::Resource etcdclusters;
 extern const kube::Resource etcdmembers;
 extern const kube::Resource etcdsnapshots;
+extern const kube::Resource etcddefrags;
 // etcd.aenix.io/v1alpha1
 extern const kube::Resource legacy_etcdclusters;
 extern const kube::Resource legacy_etcdbackups;

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
                program.display};
   app.require_subcommand(1);
   app.footer("Exit codes: 0 ok, 1 failed, 2 cannot connect, 3 refused or blocked, 4 timed out,\n"
-             "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
+             "5 partial, 6 not found, 7 permission denied, 8 members' data differ, 128 usage error,\n"
+             "130/143 interrupted.");
 
   cli::Action action;
   auto args = with_default_command(argc, argv);

@@ -38,7 +38,7 @@ int run_verify(cli::Program& program, const VerifyFlags& flags) {
   bool text = *format == output::Format::Table || *format == output::Format::Wide;
   *program.out << (text ? migrate::verify_text(*report) : output::render(migrate::to_json(*report), output::View{}, *format));
   program.out->flush();
-  return report->ok() ? 0 : 1;
+  return migrate::verify_exit_code(*report);
 }
 
 }  // namespace
@@ -49,7 +49,8 @@ void setup_verify_command(CLI::App& sub, cli::Action& action, cli::Program& prog
   cli::add_output_flag(sub, flags->output, true);
   cli::add_connect_flag(sub, flags->connect);
   sub.add_option("name", flags->name, "The adopted cluster (default: every adopted cluster in scope)");
-  sub.footer("Exit 0 when every check holds, 1 when one does not, 6 when nothing adopted matches.");
+  sub.footer("Exit 0 when every check holds, 1 when one does not, 8 when the members' data differ (HASHKV),\n"
+             "6 when nothing adopted matches.");
   sub.callback([&action, &program, flags] {
     action = [&program, flags] { return run_verify(program, *flags); };
   });

@@ -10,6 +10,7 @@ namespace kubectl_etcd {
 
 void setup_health(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program);
+void setup_hashkv(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_status(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_member(CLI::App& sub, cli::Action& action, cli::Program& program);
 void setup_members(CLI::App& sub, cli::Action& action, cli::Program& program);

@@ -1,5 +1,6 @@
-// health, check, status, member list (and the Go alias `members`).
+// health, check, hashkv, status, member list (and the Go alias `members`).
 #include "admin/check.h"
+#include "admin/hashkv.h"
 #include "admin/health.h"
 #include "admin/status.h"
 #include "commands.h"
@@ -27,21 +28,61 @@ void setup_health(CLI::App& sub, cli::Action& action, cli::Program& program) {
 }
 
 void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program) {
+  struct Opts {
+    CommonFlags common;
+    bool consistency = false;
+  };
+  auto o = options<Opts>();
+  add_common_flags(sub, o->common);
+  sub.add_flag("--consistency", o->consistency,
+               "Also compare every member's HashKV at one shared revision (as `hashkv`)");
+  sub.footer("Consistency findings between etcd and the EtcdMembers and Pods; exit 1 if any.\n"
+             "--consistency: also the members' data (HashKV); exit 8 when two members disagree.");
+  sub.callback([&action, &program, o] {
+    action = [&program, o] {
+      auto ctx = open(o->common, program);
+      if (!ctx) return fail(program, ctx.error());
+      if (!ctx->session.target.from_cluster()) {
+        return fail(program, base::make_error(base::ErrorKind::Usage, "check needs a cluster (-c or -p)", {},
+                                             "--endpoints has no EtcdMembers to compare with; `hashkv` works with it"));
+      }
+      auto findings = admin::gather_findings(ctx->session.target, *ctx->session.etcd);
+      if (!findings) return fail(program, findings.error());
+      auto doc = admin::check_document(*findings);
+      int rc = findings->empty() ? 0 : 1;
+      std::string text = admin::render_report(doc, admin::check_view(), ctx->format);
+      if (o->consistency) {
+        auto data = admin::compare_hash_kv(ctx->session.target, *ctx->session.etcd);
+        if (!data) return fail(program, data.error());
+        doc["hashkv"] = admin::hashkv_document(*data);
+        const int data_rc = admin::hashkv_exit_code(*data);
+        if (data_rc == base::exit_code(base::ErrorKind::Inconsistent)) rc = data_rc;
+        else if (data_rc != 0) rc = 1;
+        const bool table = ctx->format == output::Format::Table || ctx->format == output::Format::Wide;
+        text = table ? text + "\nHASHKV\n" + admin::render_hashkv(doc["hashkv"], ctx->format)
+                     : admin::render_report(doc, admin::check_view(), ctx->format);
+      }
+      return print(program, text, rc);
+    };
+  });
+}
+
+void setup_hashkv(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto f = options<CommonFlags>();
   add_common_flags(sub, *f);
-  sub.footer("Consistency findings between etcd and the EtcdMembers and Pods; exit 1 if any.");
+  sub.footer("Every voting member's HashKV at one shared revision (the lowest current revision above the\n"
+             "compact revision; asked again once when a compaction passes it). Learners are skipped.\n"
+             "Exit 0 all agree, 8 two members disagree (named), 5 some member gave no hash, 1 none gave one,\n"
+             "2 no voting member answered.\n"
+             "-o wide adds ID, ENDPOINT, REVISION.");
   sub.callback([&action, &program, f] {
     action = [&program, f] {
       auto ctx = open(*f, program);
       if (!ctx) return fail(program, ctx.error());
-      if (!ctx->session.target.from_cluster()) {
-        return fail(program, base::make_error(base::ErrorKind::Usage, "check needs a cluster (-c or -p)", {},
-                                             "--endpoints has no EtcdMembers to compare with"));
-      }
-      auto findings = admin::gather_findings(ctx->session.target, *ctx->session.etcd);
-      if (!findings) return fail(program, findings.error());
-      return print(program, admin::render_report(admin::check_document(*findings), admin::check_view(), ctx->format),
-                   findings->empty() ? 0 : 1);
+      auto report = admin::compare_hash_kv(ctx->session.target, *ctx->session.etcd);
+      if (!report) return fail(program, report.error());
+      return print(program, admin::render_hashkv(admin::hashkv_document(*report), ctx->format),
+                   admin::hashkv_exit_code(*report));
     };
   });
 }

@@ -20,6 +20,7 @@ using namespace kubectl_etcd;
 constexpr std::array kCommands = {
     cli::CommandSpec{"health", "Check each member: reachable, reads, leader, alarms; plus `check`", setup_health},
     cli::CommandSpec{"check", "Consistency findings between etcd and the operator's objects", setup_check},
+    cli::CommandSpec{"hashkv", "Compare every member's HashKV at one shared revision", setup_hashkv},
     cli::CommandSpec{"status", "Cluster summary and each member's Status", setup_status},
     cli::CommandSpec{"member", "Member commands: list, add, promote, remove, replace, roll, unwedge", setup_member},
     cli::CommandSpec{"members", "Alias of `member list` (Go plugin)", setup_members},
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", cli::version_line(program.binary));
   app.require_subcommand(1);
   app.footer("Exit codes: 0 ok, 1 failed or unhealthy, 2 cannot connect, 3 refused, 4 timed out,\n"
-             "5 partial, 6 not found, 7 permission denied, 128 usage error, 130/143 interrupted.");
+             "5 partial, 6 not found, 7 permission denied, 8 members' data differ, 128 usage error,\n"
+             "130/143 interrupted.");
 
   cli::Action action;
   cli::register_commands(app, kCommands, action, program, selected_command(argc, argv));

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "admin/defrag.h"
+#include "admin/defrag_cr.h"
 #include "admin/maintenance.h"
 #include "base/duration.h"
 #include "base/outcome.h"
@@ -92,13 +93,47 @@ void setup_alarm(CLI::App& sub, cli::Action& action, cli::Program& program) {
   });
 }
 
+namespace {
+
+struct DefragOpts {
+  CommonFlags common;
+  std::string member;
+  bool all = false, dry_run = false, via_cr = false;
+  std::string free_space_above = "200Mi", quota_usage_above, min_reclaim, member_timeout = "10m";
+  std::string name, timeout = "30m";
+  bool free_space_given = false, member_timeout_given = false;
+};
+
+int run_defrag_via_cr(cli::Program& program, const DefragOpts& o, const admin::DefragRequest& direct) {
+  if (!o.member.empty() || !o.common.pod.empty() || o.dry_run || o.member_timeout_given) {
+    return fail(program, base::make_error(base::ErrorKind::Usage,
+                                         "--via-cr takes none of --member, -p, --dry-run, --member-timeout", {},
+                                         "an EtcdDefrag always covers the whole cluster and the operator times each member"));
+  }
+  auto timeout = base::parse_duration(o.timeout);
+  if (!timeout) return fail(program, timeout.error());
+  auto ctx = open(o.common, program);
+  if (!ctx) return fail(program, ctx.error());
+  if (!ctx->kube) return fail(program, base::make_error(base::ErrorKind::Usage, "--via-cr needs a cluster (-c)"));
+  admin::DefragCrRequest r;
+  r.name = o.name;
+  r.rule = direct.rule;
+  r.free_space_given = o.free_space_given;
+  r.min_reclaim_given = !o.min_reclaim.empty();
+  r.timeout = *timeout;
+  cli::Diag& diag = *program.diag;
+  auto rows = admin::defrag_via_cr(*ctx->kube, ctx->session.target, r, [&diag](const std::string& phase) {
+    diag.note("EtcdDefrag phase: " + (phase.empty() ? std::string("(none yet)") : phase));
+  });
+  if (!rows) return fail(program, rows.error());
+  return print(program, output::render(admin::defrag_document(*rows), admin::defrag_view(), ctx->format),
+               base::aggregate_exit_code(admin::defrag_outcomes(*rows)));
+}
+
+}  // namespace
+
 void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
-  struct Opts {
-    CommonFlags common;
-    std::string member;
-    bool all = false, dry_run = false;
-    std::string free_space_above = "200Mi", quota_usage_above, min_reclaim, member_timeout = "10m";
-  };
+  using Opts = DefragOpts;
   auto o = options<Opts>();
   add_common_flags(sub, o->common);
   sub.add_option("--member", o->member, "Defragment this member only, unconditionally (as -p)");
@@ -110,9 +145,16 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
   sub.add_option("--min-reclaim", o->min_reclaim, "Floor under --quota-usage-above (default 32Mi)");
   sub.add_option("--member-timeout", o->member_timeout, "Budget of one member's Defragment")->default_str("10m");
   sub.add_flag("--dry-run", o->dry_run, "Print which members would be defragmented, in order; change nothing");
+  sub.add_flag("--via-cr", o->via_cr, "Through an EtcdDefrag the operator runs (the same rule), waiting for its result");
+  sub.add_option("--name", o->name, "--via-cr: the EtcdDefrag's name (default <cluster>-defrag-<UTC yyyymmdd-hhmmss>)");
+  sub.add_option("--timeout", o->timeout, "--via-cr: how long to wait for Complete or Failed")->default_str("30m");
   sub.footer("Cluster-wide: followers first, the leader last, one at a time while the cluster is healthy;\n"
-             "learners are skipped. Rows: NAME ROLE OUTCOME REASON BEFORE AFTER RECLAIMED (-o wide adds ID, ERROR).");
-  sub.callback([&action, &program, o] {
+             "learners are skipped. Rows: NAME ROLE OUTCOME REASON BEFORE AFTER RECLAIMED (-o wide adds ID, ERROR).\n"
+             "--via-cr: an EtcdDefrag instead; refused (3) when the operator does not run, 4 when it did not\n"
+             "finish in time. An operator without an EtcdDefrag controller never writes its status (see the docs).");
+  sub.callback([&action, &program, o, &sub] {
+    o->free_space_given = sub.count("--free-space-above") > 0;
+    o->member_timeout_given = sub.count("--member-timeout") > 0;
     action = [&program, o] {
       admin::DefragRequest r;
       r.rule.all = o->all;
@@ -144,6 +186,7 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
         }
       }
       if (auto st = admin::validate(r.rule, !o->min_reclaim.empty()); !st) return fail(program, st.error());
+      if (o->via_cr) return run_defrag_via_cr(program, *o, r);
       auto mt = base::parse_duration(o->member_timeout);
       if (!mt) return fail(program, mt.error());
       r.member_timeout = *mt;

@@ -4,11 +4,15 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -169,6 +173,45 @@ inline std::string hex(std::uint64_t v) {
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
 }
+
+// Plays the operator's controller of a one-shot request (EtcdSnapshot,
+// EtcdDefrag): waits for the object the tool creates, then writes the status
+// the controller would.
+inline void finish_cr(const NativeCluster& c, const std::string& resource, const std::string& name,
+                      const std::string& status) {
+  for (int i = 0; i < 200; ++i) {
+    if (e2e::kubectl_result({"get", resource, name, "-n", c.ns()}).rc == 0) break;
+    usleep(50000);
+  }
+  c.kubectl({"patch", resource, name, "--subresource=status", "--type=merge", "-p", status});
+}
+
+// Runs kubectl-etcd in the background; collect() waits and returns its result.
+struct Background {
+  pid_t pid = 0;
+  std::string out_path, err_path;
+  Background(std::vector<std::string> args, const std::string& dir) : out_path(dir + "/out"), err_path(dir + "/err") {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  e2e::CommandResult collect() {
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    e2e::CommandResult r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream o(out_path), e(err_path);
+    r.out.assign(std::istreambuf_iterator<char>(o), {});
+    r.err.assign(std::istreambuf_iterator<char>(e), {});
+    return r;
+  }
+};
 
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }

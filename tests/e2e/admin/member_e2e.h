@@ -77,6 +77,12 @@ inline void check_clean(const NativeCluster& c, const std::string& where) {
 // Voters and learners as etcd lists them.
 inline json etcd_members(const NativeCluster& c) { return json::parse(c.ctl({"member", "list", "-w", "json"}))["members"]; }
 
+inline int voters(const NativeCluster& c) {
+  int n = 0;
+  for (const auto& m : etcd_members(c)) n += m.value("isLearner", false) ? 0 : 1;
+  return n;
+}
+
 inline std::string hex_id(const json& m) { return hex(m["ID"].get<std::uint64_t>()); }
 
 // A writer putting keys through one member that stays up the whole test.

@@ -18,12 +18,6 @@ std::string added_member(const e2e::CommandResult& r) {
   return json::parse(r.out)["member"];
 }
 
-int voters(const NativeCluster& c) {
-  int n = 0;
-  for (const auto& m : etcd_members(c)) n += m.value("isLearner", false) ? 0 : 1;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {

@@ -270,48 +270,6 @@ TEST_CASE("snapshot list and status read EtcdSnapshots, filtered by cluster") {
   CHECK(empty.out == "no snapshots\n");
 }
 
-namespace {
-
-// Runs kubectl-etcd in the background; collect() waits and returns its result.
-struct Background {
-  pid_t pid = 0;
-  std::string out_path, err_path;
-  Background(std::vector<std::string> args, const std::string& dir) : out_path(dir + "/out"), err_path(dir + "/err") {
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&fa);
-  }
-  e2e::CommandResult collect() {
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    e2e::CommandResult r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream o(out_path), e(err_path);
-    r.out.assign(std::istreambuf_iterator<char>(o), {});
-    r.err.assign(std::istreambuf_iterator<char>(e), {});
-    return r;
-  }
-};
-
-// Plays the operator's snapshot controller: waits for the EtcdSnapshot the
-// tool creates, then writes its terminal status.
-void finish_snapshot(const NativeCluster& c, const std::string& name, const std::string& status) {
-  for (int i = 0; i < 200; ++i) {
-    if (e2e::kubectl_result({"get", "etcdsnapshots.etcd-operator.cozystack.io", name, "-n", c.ns()}).rc == 0) break;
-    usleep(50000);
-  }
-  c.kubectl({"patch", "etcdsnapshots.etcd-operator.cozystack.io", name, "--subresource=status", "--type=merge", "-p",
-             status});
-}
-
-}  // namespace
-
 TEST_CASE("snapshot save --via-cr creates an EtcdSnapshot and waits for the operator's verdict") {
   FixtureOptions o;
   o.members = 1;
@@ -326,7 +284,7 @@ TEST_CASE("snapshot save --via-cr creates an EtcdSnapshot and waits for the oper
   };
 
   Background ok(args("ok", {"--pvc", "backups", "--sub-path", "etcd", "-o", "json"}), dir);
-  finish_snapshot(c, "ok", R"({"status":{"phase":"Complete","artifact":{"uri":"file:///snapshot/data/etcd/ok.db","sizeBytes":20512,"checksum":"sha256:ab"},"conditions":[{"type":"Ready","status":"True","reason":"SnapshotStored","message":"stored","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})");
+  finish_cr(c, "etcdsnapshots.etcd-operator.cozystack.io", "ok", R"({"status":{"phase":"Complete","artifact":{"uri":"file:///snapshot/data/etcd/ok.db","sizeBytes":20512,"checksum":"sha256:ab"},"conditions":[{"type":"Ready","status":"True","reason":"SnapshotStored","message":"stored","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})");
   auto r = ok.collect();
   REQUIRE_MESSAGE(r.rc == 0, r.err);
   auto doc = json::parse(r.out);
@@ -340,7 +298,7 @@ TEST_CASE("snapshot save --via-cr creates an EtcdSnapshot and waits for the oper
   CHECK(cr["spec"]["destination"]["pvc"]["subPath"] == "etcd");
 
   Background bad(args("bad", {"--pvc", "backups"}), dir);
-  finish_snapshot(c, "bad", R"({"status":{"phase":"Failed","conditions":[{"type":"Ready","status":"False","reason":"JobFailed","message":"backoff limit reached","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})");
+  finish_cr(c, "etcdsnapshots.etcd-operator.cozystack.io", "bad", R"({"status":{"phase":"Failed","conditions":[{"type":"Ready","status":"False","reason":"JobFailed","message":"backoff limit reached","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})");
   auto f = bad.collect();
   CHECK(f.rc == 1);
   CHECK(f.err.find("JobFailed: backoff limit reached") != std::string::npos);

@@ -183,6 +183,62 @@ Namespace::~Namespace() {
   kubectl_result({"delete", "namespace", name_, "--wait=false", "--ignore-not-found"});
 }
 
+DeletionPolicy::DeletionPolicy(const std::string& ns) : name_("e2e-member-deletion-" + ns), ns_(ns) {
+  const std::string manifest = R"(apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: )" + name_ + R"(
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["etcd-operator.cozystack.io"]
+      apiVersions: ["*"]
+      operations: ["DELETE"]
+      resources: ["etcdmembers"]
+  validations:
+  - expression: >-
+      has(oldObject.metadata.annotations) &&
+      'etcd-operator.cozystack.io/allow-deletion' in oldObject.metadata.annotations &&
+      oldObject.metadata.annotations['etcd-operator.cozystack.io/allow-deletion'] == 'true'
+    message: ")" + std::string(kMessage) + R"("
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: )" + name_ + R"(
+spec:
+  policyName: )" + name_ + R"(
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: )" + ns + "\n";
+  kubectl({"apply", "-f", "-"}, manifest);
+}
+
+void DeletionPolicy::wait_enforced(const std::string& member) {
+  probe_ = member;
+  CommandResult r;
+  for (int i = 0; i < 300; ++i) {
+    r = kubectl_result({"delete", "etcdmembers.etcd-operator.cozystack.io", member, "-n", ns_, "--dry-run=server"});
+    if (r.rc != 0 && r.err.find(kMessage) != std::string::npos) return;
+    usleep(100000);
+  }
+  FAIL("the deletion policy " << name_ << " is not enforced: " << r.rc << " " << r.out << r.err);
+}
+
+DeletionPolicy::~DeletionPolicy() {
+  kubectl_result({"delete", "validatingadmissionpolicybinding", name_, "--ignore-not-found"});
+  kubectl_result({"delete", "validatingadmissionpolicy", name_, "--ignore-not-found"});
+  // Until the apiserver forgets it, a teardown's deletes would be denied.
+  for (int i = 0; i < 100 && !probe_.empty(); ++i) {
+    auto r = kubectl_result({"delete", "etcdmembers.etcd-operator.cozystack.io", probe_, "-n", ns_, "--dry-run=server"});
+    if (r.err.find(kMessage) == std::string::npos) return;
+    usleep(100000);
+  }
+}
+
 EtcdCluster::EtcdCluster(EtcdClusterOptions options) {
   env();  // exports the environment so the cluster registers with it
   char tmpl[] = "/tmp/e2e-etcd.XXXXXX";

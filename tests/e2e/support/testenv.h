@@ -52,6 +52,29 @@ class Namespace {
   std::string name_;
 };
 
+// The ValidatingAdmissionPolicy newer operators install
+// (docs/operator-contract.md#deleting-an-etcdmember), equivalent and bound to
+// one namespace only: DELETE of an EtcdMember is denied unless the object
+// carries etcd-operator.cozystack.io/allow-deletion=true. The destructor
+// removes it (and waits until the apiserver lets go), so it must go before
+// the namespace's objects are torn down.
+class DeletionPolicy {
+ public:
+  explicit DeletionPolicy(const std::string& ns);
+  ~DeletionPolicy();
+  DeletionPolicy(const DeletionPolicy&) = delete;
+  DeletionPolicy& operator=(const DeletionPolicy&) = delete;
+  const std::string& name() const { return name_; }
+  // The apiserver loads policies asynchronously: waits until a server-side
+  // dry-run delete of `member` (an EtcdMember that exists) is denied.
+  void wait_enforced(const std::string& member);
+  // The message of a denial, to look for in a program's stderr.
+  static constexpr const char* kMessage = "EtcdMember deletion needs etcd-operator.cozystack.io/allow-deletion=true";
+
+ private:
+  std::string name_, ns_, probe_;
+};
+
 struct EtcdClusterOptions {
   std::string version = "3.6";  // 3.4, 3.5 or 3.6
   int members = 3;

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+
 using base::ErrorKind;
 
 TEST_CASE("every error kind maps to the exit code of docs/exit-codes.md") {
@@ -17,6 +19,8 @@ TEST_CASE("every error kind maps to the exit code of docs/exit-codes.md") {
   CHECK(base::exit_code(ErrorKind::Partial) == 5);
   CHECK(base::exit_code(ErrorKind::NotFound) == 6);
   CHECK(base::exit_code(ErrorKind::PermissionDenied) == 7);
+  CHECK(base::exit_code(ErrorKind::Inconsistent) == 8);
+  CHECK(std::string(base::kind_name(ErrorKind::Inconsistent)) == "Inconsistent");
   CHECK(base::exit_code(ErrorKind::Usage) == 128);
   CHECK(base::exit_code(ErrorKind::Interrupted) == 130);
   CHECK(base::exit_code(ErrorKind::Terminated) == 143);

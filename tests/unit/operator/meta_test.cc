@@ -23,3 +23,12 @@ TEST_CASE("labels, annotations and the controller reference, keys with '/' as th
   CHECK(op::controller_of(json::parse(R"({"metadata": {"ownerReferences": [{"uid": "n"}]}})")) == nullptr);
   CHECK(op::controller_of(json::object()) == nullptr);
 }
+
+TEST_CASE("the consent to delete an EtcdMember: the annotation set to \"true\", nothing else") {
+  json patch = op::allow_deletion_patch();
+  CHECK(patch == json::parse(R"({"metadata": {"annotations": {"etcd-operator.cozystack.io/allow-deletion": "true"}}})"));
+  CHECK(op::allows_deletion(patch));
+  CHECK_FALSE(op::allows_deletion(json::object()));
+  CHECK_FALSE(op::allows_deletion(
+      json::parse(R"({"metadata": {"annotations": {"etcd-operator.cozystack.io/allow-deletion": "yes"}}})")));
+}
