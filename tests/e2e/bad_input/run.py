@@ -68,7 +68,7 @@ def exit_codes():
     codes = tables["kubectl-etcd"]
     # docs/exit-codes.md: | code | `Kind`, `Kind` | meaning |
     doc = {}
-    for line in open(os.path.join(SRC, "docs", "exit-codes.md")):
+    for line in open(os.path.join(SRC, "docs/exit-codes.md")):
         m = re.match(r"\| (\d+) \| (`[A-Za-z]+`(?:, `[A-Za-z]+`)*) \|", line)
         if m:
             for kind in re.findall(r"`(\w+)`", m.group(2)):
