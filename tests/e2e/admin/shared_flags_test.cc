@@ -171,6 +171,7 @@ TEST_CASE("kubectl-etcd: every command reads its shared flags before or after it
       // The plan only: it reads the namespace from the flags, writes nothing.
       {"restore", {{"etcd-new", "--version", "3.6.11", "--pvc", "snapshots", "--pvc-path", "x.db", "--dry-run"},
                    kube_only}},
+      {"hashkv", {{}, target}},
       {"certs", {{}, with_cluster}},
       // A bundle path that is taken: refused (3) before anything is gathered,
       // the same way wherever the shared flags stand.
