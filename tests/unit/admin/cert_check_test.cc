@@ -2,10 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "kube/base64.h"
+#include "support.h"
 
 using nlohmann::json;
 
@@ -40,13 +38,7 @@ TEST_CASE("a Secret without a certificate is not judged; a broken one is reporte
 
 namespace {
 
-std::string pem(const std::string& name) {
-  std::ifstream f(std::string(SOURCE_ROOT) + "/tests/unit/etcd/testdata/" + name);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string pem(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
 
 // leaf.pem: CN=etcd-0 by CN=test-ca, names *.etcd.ns.svc and etcd-0.etcd.ns.svc, ends 2099-12-31T23:59:59Z.
 json tls_secret(const std::string& name, const std::string& ca_file) {

@@ -2,36 +2,20 @@
 
 #include <doctest/doctest.h>
 
-#include <ctime>
-
+#include "fixtures.h"
 #include "operator/names.h"
+#include "support.h"
 
 using nlohmann::json;
 
 namespace {
 
-admin::Target target() {
-  admin::Target t;
-  t.ns = "ns";
-  t.cluster = "c";
-  return t;
-}
-
-std::chrono::system_clock::time_point at_2026_03_04_05_06_07() {
-  std::tm tm{};
-  tm.tm_year = 126;
-  tm.tm_mon = 2;
-  tm.tm_mday = 4;
-  tm.tm_hour = 5;
-  tm.tm_min = 6;
-  tm.tm_sec = 7;
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
-}
+const auto at_2026_03_04_05_06_07 = [] { return unit_test::utc(2026, 3, 4, 5, 6, 7); };
 
 }  // namespace
 
 TEST_CASE("an EtcdDefrag with the default rule names its cluster and nothing else") {
-  auto o = admin::defrag_cr(target(), {}, at_2026_03_04_05_06_07());
+  auto o = admin::defrag_cr(admin_test::cluster_target(), {}, at_2026_03_04_05_06_07());
   REQUIRE(o);
   CHECK(*o == json::parse(R"({"apiVersion": "etcd-operator.cozystack.io/v1alpha2", "kind": "EtcdDefrag",
       "metadata": {"name": "c-defrag-20260304-050607", "namespace": "ns"},
@@ -43,7 +27,7 @@ TEST_CASE("rule.all alone, or the thresholds given, as canonical quantities") {
   all.name = "d";
   all.rule.all = true;
   all.free_space_given = true;  // the flag's default value stays out with all
-  auto a = admin::defrag_cr(target(), all, at_2026_03_04_05_06_07());
+  auto a = admin::defrag_cr(admin_test::cluster_target(), all, at_2026_03_04_05_06_07());
   REQUIRE(a);
   CHECK((*a)["metadata"]["name"] == "d");
   CHECK((*a)["spec"]["rule"] == json::parse(R"({"all": true})"));
@@ -54,7 +38,7 @@ TEST_CASE("rule.all alone, or the thresholds given, as canonical quantities") {
   q.rule.quota_usage_above = 80;
   q.rule.min_reclaim = 64LL * 1024 * 1024;
   q.min_reclaim_given = true;
-  auto b = admin::defrag_cr(target(), q, at_2026_03_04_05_06_07());
+  auto b = admin::defrag_cr(admin_test::cluster_target(), q, at_2026_03_04_05_06_07());
   REQUIRE(b);
   CHECK((*b)["spec"]["rule"] ==
         json::parse(R"({"freeSpaceAbove": "512Mi", "quotaUsageAbove": "80%", "minReclaim": "64Mi"})"));
@@ -63,7 +47,7 @@ TEST_CASE("rule.all alone, or the thresholds given, as canonical quantities") {
 TEST_CASE("what EtcdDefrag's schema refuses is a usage error before anything is created") {
   admin::DefragCrRequest q;
   q.rule.quota_usage_above = 80.5;
-  auto r = admin::defrag_cr(target(), q, at_2026_03_04_05_06_07());
+  auto r = admin::defrag_cr(admin_test::cluster_target(), q, at_2026_03_04_05_06_07());
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == base::ErrorKind::Usage);
   admin::Target endpoints;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/member_plan.h"
+#include "admin/target.h"
 #include "etcd/types.h"
 
 namespace admin_test {
@@ -24,6 +25,15 @@ inline json cluster(bool tls = true) {
                         {"peer", {{"secretRef", {{"name", "c-peer-tls"}}}}}};
   }
   return c;
+}
+
+// The target a command resolves for cluster(): ns/c, with its object.
+inline admin::Target cluster_target() {
+  admin::Target t;
+  t.ns = "ns";
+  t.cluster = "c";
+  t.cluster_object = cluster();
+  return t;
 }
 
 inline json member(const std::string& name, const std::string& id, bool voter = true) {

@@ -3,29 +3,13 @@
 #include "admin/snapshot.h"
 #include "fixtures.h"
 #include "operator/names.h"
+#include "support.h"
 
 using namespace admin_test;
 
 namespace {
 
-admin::Target target() {
-  admin::Target t;
-  t.ns = "ns";
-  t.cluster = "c";
-  t.cluster_object = cluster();
-  return t;
-}
-
-std::chrono::system_clock::time_point at_2026_03_04_05_06_07() {
-  std::tm tm{};
-  tm.tm_year = 126;
-  tm.tm_mon = 2;
-  tm.tm_mday = 4;
-  tm.tm_hour = 5;
-  tm.tm_min = 6;
-  tm.tm_sec = 7;
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
-}
+const auto at_2026_03_04_05_06_07 = [] { return unit_test::utc(2026, 3, 4, 5, 6, 7); };
 
 }  // namespace
 
@@ -37,7 +21,7 @@ TEST_CASE("an EtcdSnapshot to a PVC") {
   admin::SnapshotCrRequest r;
   r.pvc = "backups";
   r.sub_path = "etcd";
-  auto o = admin::snapshot_cr(target(), r, at_2026_03_04_05_06_07());
+  auto o = admin::snapshot_cr(admin_test::cluster_target(), r, at_2026_03_04_05_06_07());
   REQUIRE(o.ok());
   CHECK(o->dump() ==
         R"({"apiVersion":"etcd-operator.cozystack.io/v1alpha2","kind":"EtcdSnapshot","metadata":{"name":"c-20260304-050607","namespace":"ns"},"spec":{"clusterRef":{"name":"c"},"destination":{"pvc":{"claimName":"backups","subPath":"etcd"}}}})");
@@ -51,7 +35,7 @@ TEST_CASE("an EtcdSnapshot to S3 with a name of one's own") {
   r.s3_secret = "creds";
   r.s3_key = "k/";
   r.s3_force_path_style = true;
-  auto o = admin::snapshot_cr(target(), r, at_2026_03_04_05_06_07());
+  auto o = admin::snapshot_cr(admin_test::cluster_target(), r, at_2026_03_04_05_06_07());
   REQUIRE(o.ok());
   CHECK((*o)["metadata"]["name"] == "mine");
   CHECK((*o)["spec"]["destination"]["s3"] ==
@@ -64,14 +48,14 @@ TEST_CASE("an EtcdSnapshot to S3 with a name of one's own") {
 
 TEST_CASE("--via-cr needs exactly one complete destination and a cluster") {
   admin::SnapshotCrRequest none;
-  CHECK(admin::snapshot_cr(target(), none, {}).error().kind == base::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(admin_test::cluster_target(), none, {}).error().kind == base::ErrorKind::Usage);
   admin::SnapshotCrRequest both;
   both.pvc = "p";
   both.s3_bucket = "b";
-  CHECK(admin::snapshot_cr(target(), both, {}).error().kind == base::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(admin_test::cluster_target(), both, {}).error().kind == base::ErrorKind::Usage);
   admin::SnapshotCrRequest partial;
   partial.s3_bucket = "b";
-  CHECK(admin::snapshot_cr(target(), partial, {}).error().kind == base::ErrorKind::Usage);
+  CHECK(admin::snapshot_cr(admin_test::cluster_target(), partial, {}).error().kind == base::ErrorKind::Usage);
   admin::SnapshotCrRequest pvc;
   pvc.pvc = "p";
   CHECK(admin::snapshot_cr(admin::Target{}, pvc, {}).error().kind == base::ErrorKind::Usage);

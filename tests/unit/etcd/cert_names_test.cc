@@ -2,18 +2,11 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
+#include "support.h"
 
 namespace {
 
-std::string testdata(const std::string& name) {
-  std::ifstream f(std::string(SOURCE_ROOT) + "/tests/unit/etcd/testdata/" + name);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string testdata(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "support.h"
+
 using json = nlohmann::ordered_json;
 
 namespace {
@@ -90,12 +92,7 @@ TEST_CASE("ages are relative to the given now") {
   json doc = {{"t", "2026-01-01T00:00:00Z"}};
   output::View v{{{"AGE", "t", output::Cell::Age}}, "", "", {}};
   output::RenderOptions o;
-  std::tm tm{};
-  tm.tm_year = 126;
-  tm.tm_mon = 0;
-  tm.tm_mday = 1;
-  tm.tm_hour = 3;
-  o.now = std::chrono::system_clock::from_time_t(timegm(&tm));
+  o.now = unit_test::utc(2026, 1, 1, 3);
   CHECK(output::render(doc, v, output::Format::Table, o) == "AGE\n3h\n");
 }
 
