@@ -1,6 +1,7 @@
 #include "admin/cert_check.h"
 
 #include "base/json_at.h"
+#include "base/rfc3339.h"
 #include "etcd/cert_names.h"
 #include "kube/base64.h"
 #include "operator/names.h"
@@ -115,7 +116,7 @@ CertFinding judge_certificate(const CertSource& source, const json* secret, cons
 
   const long seconds_left = static_cast<long>(f.info.not_after - now);
   f.days_left = seconds_left >= 0 ? seconds_left / 86400 : -((-seconds_left + 86399) / 86400);
-  const std::string end = etcd::rfc3339_utc(f.info.not_after);
+  const std::string end = base::format_rfc3339(f.info.not_after);
   if (seconds_left <= 0) {
     add(f, "expired", "blocker", where + ": the " + source.role + " certificate expired at " + end + ": renew it");
   } else if (seconds_left < static_cast<long>(kExpiryWarningDays) * 86400) {
@@ -165,8 +166,8 @@ ojson cert_finding_json(const CertFinding& f) {
     o["issuer"] = f.info.issuer;
     o["dnsNames"] = f.info.dns_names;
     o["ipAddresses"] = f.info.ip_addresses;
-    o["notBefore"] = etcd::rfc3339_utc(f.info.not_before);
-    o["notAfter"] = etcd::rfc3339_utc(f.info.not_after);
+    o["notBefore"] = base::format_rfc3339(f.info.not_before);
+    o["notAfter"] = base::format_rfc3339(f.info.not_after);
     o["daysLeft"] = f.days_left;
     o["chain"] = {{"caSecret", f.source.ca_secret},
                   {"verified", f.chain_error.empty()},

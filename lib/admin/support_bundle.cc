@@ -11,6 +11,7 @@
 #include "admin/operator_scale.h"
 #include "admin/status.h"
 #include "base/json_at.h"
+#include "base/rfc3339.h"
 #include "etcd/cert_info.h"
 #include "kube/client.h"
 #include "kube/resource.h"
@@ -27,14 +28,6 @@ namespace {
 
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
-
-std::string stamp(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
 
 class Collector {
  public:
@@ -96,7 +89,7 @@ base::Result<Bundle> collect_bundle(kube::Client& kube, Session* session, const 
   Collector c(kube, r, progress);
   const std::string& ns = r.ns;
   const std::string& name = r.cluster;
-  c.bundle.root = "etcd-report-" + ns + "-" + name + "-" + stamp(r.now);
+  c.bundle.root = "etcd-report-" + ns + "-" + name + "-" + base::format_utc_stamp(r.now);
 
   c.say("reading EtcdCluster " + ns + "/" + name);
   auto native = kube.get(op::resources::etcdclusters, ns, name);
@@ -222,7 +215,7 @@ base::Result<Bundle> collect_bundle(kube::Client& kube, Session* session, const 
   summary["apiVersions"] = ojson::array();
   if (native) summary["apiVersions"].push_back(std::string(op::kApiVersion));
   if (legacy) summary["apiVersions"].push_back(std::string(op::kLegacyApiVersion));
-  summary["createdAt"] = etcd::rfc3339_utc(r.now);
+  summary["createdAt"] = base::format_rfc3339(r.now);
   summary["tool"] = r.tool_version;
   summary["operator"] = {{"deployment", op_ns + "/" + op_name},
                          {"deploymentFound", op_deployment},

@@ -1,7 +1,5 @@
 #include "admin/unwedge_exec.h"
 
-#include <ctime>
-
 #include "admin/kube_util.h"
 #include "base/json_at.h"
 #include "base/rfc3339.h"
@@ -21,14 +19,8 @@ using Answer = base::StepAnswer;
 
 namespace {
 
-
 std::string rfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return base::format_rfc3339(std::chrono::system_clock::to_time_t(t));
 }
 
 class Fixer {

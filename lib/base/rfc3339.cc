@@ -42,4 +42,20 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
   return std::chrono::system_clock::from_time_t(*t);
 }
 
+namespace {
+
+std::string utc_strftime(std::time_t t, const char* format) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_rfc3339(std::time_t t) { return utc_strftime(t, "%Y-%m-%dT%H:%M:%SZ"); }
+
+std::string format_utc_stamp(std::time_t t) { return utc_strftime(t, "%Y%m%d-%H%M%S"); }
+
 }  // namespace base

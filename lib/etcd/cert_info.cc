@@ -104,12 +104,4 @@ std::string verify_chain(const std::string& leaf_pem, const std::string& ca_pem)
   return X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
 }
 
-std::string rfc3339_utc(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace etcd

@@ -33,7 +33,4 @@ base::Result<CertInfo> certificate_info(const std::string& pem, const std::strin
 // so an expired certificate still shows whether its signature chains.
 std::string verify_chain(const std::string& leaf_pem, const std::string& ca_pem);
 
-// "2030-01-02T03:04:05Z".
-std::string rfc3339_utc(std::time_t t);
-
 }  // namespace etcd

@@ -1,6 +1,6 @@
 #include "operator/names.h"
 
-#include <ctime>
+#include "base/rfc3339.h"
 
 namespace op {
 
@@ -24,12 +24,7 @@ std::string cert_manager_server_secret(std::string_view c) { return cat({c, "-se
 std::string cert_manager_operator_client_secret(std::string_view c) { return cat({c, "-operator-client-tls"}); }
 std::string cert_manager_peer_secret(std::string_view c) { return cat({c, "-peer-tls"}); }
 std::string snapshot_cr_name(std::string_view c, std::chrono::system_clock::time_point t) {
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return cat({c, "-", buf});
+  return cat({c, "-", base::format_utc_stamp(std::chrono::system_clock::to_time_t(t))});
 }
 std::string restore_object_key(std::string_view c) { return cat({c, "-restore.db"}); }
 std::string defrag_cr_name(std::string_view c, std::chrono::system_clock::time_point t) {

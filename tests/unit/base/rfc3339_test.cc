@@ -18,3 +18,10 @@ TEST_CASE("RFC 3339 as Kubernetes writes it: Z, fractions, offsets") {
   CHECK_FALSE(base::parse_rfc3339_seconds("2030-01-02T03:04:05 tomorrow").has_value());
   CHECK_FALSE(base::parse_rfc3339_seconds("2030-01-02T03:04:05+0").has_value());
 }
+
+TEST_CASE("an instant written back in UTC, as RFC 3339 and as a stamp for names") {
+  CHECK(base::format_rfc3339(1893553445) == "2030-01-02T03:04:05Z");
+  CHECK(base::format_utc_stamp(1893553445) == "20300102-030405");
+  CHECK(base::format_rfc3339(0) == "1970-01-01T00:00:00Z");
+  CHECK(base::parse_rfc3339_seconds(base::format_rfc3339(4102444799)) == std::time_t{4102444799});
+}

@@ -2,18 +2,12 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
+#include "base/rfc3339.h"
+#include "support.h"
 
 namespace {
 
-std::string testdata(const std::string& name) {
-  std::ifstream f(std::string(SOURCE_ROOT) + "/tests/unit/etcd/testdata/" + name);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string testdata(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
 
 }  // namespace
 
@@ -24,8 +18,8 @@ TEST_CASE("subject, issuer, names and end of a CA-signed certificate") {
   CHECK(info->issuer == "CN=test-ca");
   CHECK(info->dns_names == std::vector<std::string>{"*.etcd.ns.svc", "etcd-0.etcd.ns.svc"});
   CHECK(info->ip_addresses == std::vector<std::string>{"127.0.0.1"});
-  CHECK(etcd::rfc3339_utc(info->not_after) == "2099-12-31T23:59:59Z");
-  CHECK(etcd::rfc3339_utc(info->not_before) == "2026-01-01T00:00:00Z");
+  CHECK(base::format_rfc3339(info->not_after) == "2099-12-31T23:59:59Z");
+  CHECK(base::format_rfc3339(info->not_before) == "2026-01-01T00:00:00Z");
   CHECK_FALSE(info->is_ca);
   auto ca = etcd::certificate_info(testdata("ca.pem"), "x");
   REQUIRE(ca.ok());
