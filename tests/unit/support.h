@@ -1,14 +1,17 @@
 // Helpers shared by the unit tests of every folder: files read from the
-// source tree and fixed instants.
+// source tree, temporary directories and fixed instants.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <stdlib.h>
 
 namespace unit_test {
 
@@ -32,6 +35,32 @@ inline std::chrono::system_clock::time_point utc(int year, int month, int day, i
   tm.tm_min = minute;
   tm.tm_sec = second;
   return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+// A directory of its own under /tmp, removed with everything in it.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string t = "/tmp/unit-test-XXXXXX";
+    REQUIRE(mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // Writes `text` to `name` inside the directory and gives its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path + "/" + name, std::ios::binary) << text;
+    return path + "/" + name;
+  }
+};
+
+// A file's bytes; empty when it cannot be read.
+inline std::string file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
 }
 
 }  // namespace unit_test

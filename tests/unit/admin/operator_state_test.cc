@@ -2,20 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include "support.h"
+
 using nlohmann::json;
 
 namespace {
 
-auto at(int y, int mo, int d, int h, int mi, int s) {
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
-}
+using unit_test::utc;
 
 json lease(const std::string& holder, const std::string& renew, int duration) {
   return {{"spec", {{"holderIdentity", holder}, {"renewTime", renew}, {"leaseDurationSeconds", duration}}}};
@@ -37,7 +30,7 @@ json deployment(int ready, const std::string& watch = "", bool as_arg = false) {
 }  // namespace
 
 TEST_CASE("a held Lease within its duration (plus 5 s of skew) means active") {
-  auto now = at(2026, 1, 1, 12, 0, 0);
+  auto now = utc(2026, 1, 1, 12, 0, 0);
   CHECK(admin::judge_operator(lease("op-1", "2026-01-01T11:59:50.000000Z", 15), json(), "ns", now).active);
   CHECK(admin::judge_operator(lease("op-1", "2026-01-01T11:59:41.000000Z", 15), json(), "ns", now).active);
   CHECK_FALSE(admin::judge_operator(lease("op-1", "2026-01-01T11:59:39.000000Z", 15), json(), "ns", now).active);
@@ -45,7 +38,7 @@ TEST_CASE("a held Lease within its duration (plus 5 s of skew) means active") {
 }
 
 TEST_CASE("ready replicas mean active; none and no Lease mean inactive") {
-  auto now = at(2026, 1, 1, 12, 0, 0);
+  auto now = utc(2026, 1, 1, 12, 0, 0);
   CHECK(admin::judge_operator(json(), deployment(1), "ns", now).active);
   auto s = admin::judge_operator(json(), deployment(0), "ns", now);
   CHECK_FALSE(s.active);
@@ -54,7 +47,7 @@ TEST_CASE("ready replicas mean active; none and no Lease mean inactive") {
 }
 
 TEST_CASE("an operator watching other namespaces does not manage this one") {
-  auto now = at(2026, 1, 1, 12, 0, 0);
+  auto now = utc(2026, 1, 1, 12, 0, 0);
   CHECK_FALSE(admin::judge_operator(json(), deployment(1, "a,b"), "ns", now).active);
   CHECK(admin::judge_operator(json(), deployment(1, "a,ns"), "ns", now).active);
   CHECK_FALSE(admin::judge_operator(json(), deployment(1, "a", true), "ns", now).active);

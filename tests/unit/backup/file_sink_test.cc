@@ -5,33 +5,18 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "support.h"
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/file-sink-test.XXXXXX";
-    REQUIRE(mkdtemp(t) != nullptr);
-    path = t;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using unit_test::TempDir;
 
-bool exists(const std::string& p) {
-  struct stat st{};
-  return ::stat(p.c_str(), &st) == 0;
-}
+bool exists(const std::string& p) { return std::filesystem::exists(p); }
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& p) { return unit_test::file_bytes(p); }
 
 void spit(const std::string& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 

@@ -1,19 +1,17 @@
 #include "etcd/snapshot.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <fstream>
+#include <filesystem>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <vector>
 
 #include "backup/file_sink.h"
 #include "base/sha256.h"
+#include "support.h"
 
 namespace {
 
@@ -43,27 +41,11 @@ std::string fake_db(std::size_t n) {
   return s;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/snapshot-test.XXXXXX";
-    REQUIRE(mkdtemp(t) != nullptr);
-    path = t;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using unit_test::TempDir;
 
-bool exists(const std::string& p) {
-  struct stat st{};
-  return ::stat(p.c_str(), &st) == 0;
-}
+bool exists(const std::string& p) { return std::filesystem::exists(p); }
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& p) { return unit_test::file_bytes(p); }
 
 base::Status replay(const std::vector<Message>& msgs, const std::string& path, std::string* sha = nullptr) {
   auto sink = backup::FileSink::create(path);

@@ -9,21 +9,11 @@
 #include <doctest/doctest.h>
 
 #include "kube/config.h"
+#include "support.h"
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string t = "/tmp/kubeconfig-test-XXXXXX";
-    path = mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path + "/" + name) << text;
-    return path + "/" + name;
-  }
-};
+using unit_test::TempDir;
 
 const char* kOne = R"(apiVersion: v1
 kind: Config

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "support.h"
 
 namespace {
 
@@ -24,12 +24,7 @@ std::string gunzip(const std::string& gz) {
   return out;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::filesystem::path& p) { return unit_test::file_bytes(p); }
 
 struct TempDir {
   std::filesystem::path path;
