@@ -14,12 +14,14 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "etcd/client.h"
 #include "testenv.h"
 
 namespace admin_e2e {
@@ -153,6 +155,24 @@ class NativeCluster {
   std::string etcd_bin() const {
     auto env = e2e::parse_env_file(etcd_dir() + "/cluster.env");
     return env["ETCD_BIN"];
+  }
+  // A client of the library straight to the members' loopback addresses,
+  // for the tests' own reads and writes (not the program under test).
+  std::unique_ptr<etcd::Client> direct_client() const {
+    auto env = e2e::parse_env_file(etcd_dir() + "/cluster.env");
+    etcd::Config cfg;
+    std::stringstream in(env["ETCD_IP_ENDPOINTS"]);
+    for (std::string e; std::getline(in, e, ',');) cfg.endpoints.push_back(e);
+    if (env.count("ETCD_CACERT")) {
+      cfg.tls.ca_file = env["ETCD_CACERT"];
+      cfg.tls.cert_file = env["ETCD_CERT"];
+      cfg.tls.key_file = env["ETCD_KEY"];
+      cfg.tls.server_name = "localhost";
+    }
+    cfg.call_timeout = std::chrono::seconds(20);
+    auto r = etcd::Client::create(cfg);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().one_line()));
+    return std::move(r).value();
   }
 
  private:

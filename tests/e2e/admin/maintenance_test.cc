@@ -12,22 +12,6 @@ using namespace admin_e2e;
 
 namespace {
 
-std::unique_ptr<etcd::Client> direct_client(const NativeCluster& c) {
-  auto env = e2e::parse_env_file(c.etcd_dir() + "/cluster.env");
-  etcd::Config cfg;
-  std::stringstream in(env["ETCD_IP_ENDPOINTS"]);
-  for (std::string e; std::getline(in, e, ',');) cfg.endpoints.push_back(e);
-  if (env.count("ETCD_CACERT")) {
-    cfg.tls.ca_file = env["ETCD_CACERT"];
-    cfg.tls.cert_file = env["ETCD_CERT"];
-    cfg.tls.key_file = env["ETCD_KEY"];
-    cfg.tls.server_name = "localhost";
-  }
-  auto r = etcd::Client::create(cfg);
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
 // The wall-clock time (as logged) of a member's first log line containing `what`.
 std::string first_log_time(const NativeCluster& c, const std::string& member, const std::string& what) {
   std::ifstream f(c.etcd_dir() + "/logs/" + member + ".log");
@@ -49,7 +33,7 @@ TEST_CASE("NOSPACE raised by a small quota, listed, then disarmed; health says u
     o.tls = v != "3.4";
     o.extra = {"--quota-backend-bytes", "1048576"};
     NativeCluster c(o);
-    auto cl = direct_client(c);
+    auto cl = c.direct_client();
     std::string value(64 * 1024, 'x');
     base::Result<etcd::Header> put = etcd::Header{};
     for (int i = 0; i < 200 && put.ok(); ++i) put = cl->put("/fill/" + std::to_string(i), value);

@@ -21,24 +21,9 @@ using namespace admin_e2e;
 
 namespace {
 
-std::unique_ptr<etcd::Client> direct_client(const NativeCluster& c) {
-  auto env = e2e::parse_env_file(c.etcd_dir() + "/cluster.env");
-  etcd::Config cfg;
-  std::stringstream in(env["ETCD_IP_ENDPOINTS"]);
-  for (std::string e; std::getline(in, e, ',');) cfg.endpoints.push_back(e);
-  cfg.tls.ca_file = env["ETCD_CACERT"];
-  cfg.tls.cert_file = env["ETCD_CERT"];
-  cfg.tls.key_file = env["ETCD_KEY"];
-  cfg.tls.server_name = "localhost";
-  cfg.call_timeout = std::chrono::seconds(20);
-  auto r = etcd::Client::create(cfg);
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
 // ~70 MB of distinct values: the db grows past 64 MB.
 void fill(const NativeCluster& c, int megabytes) {
-  auto cl = direct_client(c);
+  auto cl = c.direct_client();
   std::string value(1000 * 1000, 'v');
   for (int i = 0; i < megabytes; ++i) {
     value[0] = static_cast<char>('a' + i % 26);

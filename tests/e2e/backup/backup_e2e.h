@@ -26,6 +26,7 @@
 #include "backup/s3_client.h"
 #include "backup/s3_config.h"
 #include "etcd/client.h"
+#include "must.h"
 #include "testenv.h"
 
 namespace backup_e2e {
@@ -62,15 +63,7 @@ class Bucket {
   std::string name_;
 };
 
-template <class T>
-T must(base::Result<T> r, const char* what) {
-  REQUIRE_MESSAGE(r.ok(), what << ": " << (r.ok() ? "" : r.error().one_line()));
-  return std::move(r).value();
-}
-
-inline void must(const base::Status& s, const char* what) {
-  REQUIRE_MESSAGE(s.ok(), what << ": " << (s.ok() ? "" : s.error().one_line()));
-}
+using e2e::must;
 
 inline std::unique_ptr<etcd::Client> client_for(const std::vector<std::string>& endpoints,
                                                 const e2e::EtcdCluster* tls_of = nullptr) {

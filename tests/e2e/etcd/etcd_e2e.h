@@ -13,6 +13,7 @@
 
 #include "etcd/client.h"
 #include "etcd/member_id.h"
+#include "must.h"
 #include "testenv.h"
 
 namespace etcd_e2e {
@@ -56,15 +57,7 @@ inline std::unique_ptr<etcd::Client> client_for(const e2e::EtcdCluster& c, bool 
   return make_client(config_for(c, by_ip));
 }
 
-template <class T>
-T must(base::Result<T> r, const char* what) {
-  REQUIRE_MESSAGE(r.ok(), what << ": " << (r.ok() ? "" : r.error().one_line()));
-  return std::move(r).value();
-}
-
-inline void must(const base::Status& s, const char* what) {
-  REQUIRE_MESSAGE(s.ok(), what << ": " << (s.ok() ? "" : s.error().one_line()));
-}
+using e2e::must;
 
 // The member's ID as etcdctl reports it (JSON IDs are decimal uint64).
 inline std::uint64_t etcdctl_member_id(e2e::EtcdCluster& c, const std::string& name) {
