@@ -102,17 +102,21 @@ base::Result<Bundle> collect_bundle(kube::Client& kube, Session* session, const 
                             "EtcdCluster " + ns + "/" + name, "check -n and -c");
   }
 
-  // The Secrets first: their values are what every later file is cleaned of.
+  // The Secrets first: their values are what every later file is cleaned
+  // of. Without them no file could be promised clean, so this failure stops
+  // the bundle before anything is written, unlike every later one.
   c.say("listing Secrets (names and keys only)");
   {
     auto l = kube.list_all(kube::resources::secrets, ns, {});
-    json summaries = json::array();
-    if (l) {
-      c.values = secret_values((*l)["items"]);
-      for (const auto& s : (*l)["items"]) summaries.push_back(secret_summary(s));
-    } else {
-      c.error("kube/secrets.yaml", l.error());
+    if (!l) {
+      auto e = std::move(l).error();
+      e.hint = "the bundle is cleaned of the namespace's Secret values, so report must list them: bind "
+               "etcd-operator-cli:kubectl-etcd-report (packaging/rbac/) in " + ns;
+      return e;
     }
+    json summaries = json::array();
+    c.values = secret_values((*l)["items"]);
+    for (const auto& s : (*l)["items"]) summaries.push_back(secret_summary(s));
     c.yaml("kube/secrets.yaml", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", summaries}});
   }
 
