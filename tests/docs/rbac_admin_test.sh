@@ -8,6 +8,12 @@
 #   - kubectl-etcd-snapshot-cr (with view): snapshot save --via-cr creates the
 #     EtcdSnapshot and reports the verdict (the test plays the operator's
 #     snapshot controller: none runs here);
+#   - kubectl-etcd-report (with view): report writes its bundle; without
+#     `list secrets` it writes nothing (the bundle could not be cleaned);
+#   - kubectl-etcd-defrag-cr (with view): defrag --via-cr creates the
+#     EtcdDefrag and reports the verdict (the test plays the controller);
+#   - kubectl-etcd-restore (alone): restore creates the new EtcdCluster from
+#     a PVC source;
 #   - kubectl-etcd-break-glass (with view): member add --no-promote, promote
 #     and remove --scale-down with --break-glass --skip-operator-check, then
 #     add with --stop-operator (the operator's Deployment scaled and restored).
@@ -41,12 +47,24 @@ view=$(user "view-$id")
 view_minus=$(user "view-minus-$id")
 snap=$(user "snap-$id")
 snap_minus=$(user "snap-minus-$id")
+rep=$(user "rep-$id")
+rep_minus=$(user "rep-minus-$id")
+dfr=$(user "dfr-$id")
+dfr_minus=$(user "dfr-minus-$id")
+rst=$(user "rst-$id")
+rst_minus=$(user "rst-minus-$id")
 bg=$(user "bg-$id")
 bg_minus=$(user "bg-minus-$id")
 role "$rbac/kubectl-etcd-view.yaml" ClusterRole "$R:kubectl-etcd-view" "view-$id"
 role "$rbac/kubectl-etcd-view.yaml" ClusterRole "$R:kubectl-etcd-view" "view-minus-$id" pods/portforward create
 role "$rbac/kubectl-etcd-snapshot-cr.yaml" ClusterRole "$R:kubectl-etcd-snapshot-cr" "snap-$id"
 role "$rbac/kubectl-etcd-snapshot-cr.yaml" ClusterRole "$R:kubectl-etcd-snapshot-cr" "snap-minus-$id" etcdsnapshots create
+role "$rbac/kubectl-etcd-report.yaml" ClusterRole "$R:kubectl-etcd-report" "rep-$id"
+role "$rbac/kubectl-etcd-report.yaml" ClusterRole "$R:kubectl-etcd-report" "rep-minus-$id" secrets list
+role "$rbac/kubectl-etcd-defrag-cr.yaml" ClusterRole "$R:kubectl-etcd-defrag-cr" "dfr-$id"
+role "$rbac/kubectl-etcd-defrag-cr.yaml" ClusterRole "$R:kubectl-etcd-defrag-cr" "dfr-minus-$id" etcddefrags create
+role "$rbac/kubectl-etcd-restore.yaml" ClusterRole "$R:kubectl-etcd-restore" "rst-$id"
+role "$rbac/kubectl-etcd-restore.yaml" ClusterRole "$R:kubectl-etcd-restore" "rst-minus-$id" etcdclusters create
 role "$rbac/kubectl-etcd-break-glass.yaml" ClusterRole "$R:kubectl-etcd-break-glass" "bg-$id"
 role "$rbac/kubectl-etcd-break-glass.yaml" ClusterRole "$R:kubectl-etcd-break-glass" "bg-minus-$id" etcdclusters patch
 
@@ -58,9 +76,12 @@ bind ClusterRole "view-$id" "view-$id" "$ns"
 bind Role "op-state-$id" "view-$id" "$ns"
 bind ClusterRole "view-minus-$id" "view-minus-$id" "$ns"
 bind Role "op-state-$id" "view-minus-$id" "$ns"
-for u in snap snap-minus bg bg-minus; do
+for u in snap snap-minus rep rep-minus dfr dfr-minus bg bg-minus; do
   bind ClusterRole "view-$id" "$u-$id" "$ns"
   bind Role "op-state-$id" "$u-$id" "$ns"
+  bind ClusterRole "$u-$id" "$u-$id" "$ns"
+done
+for u in rst rst-minus; do
   bind ClusterRole "$u-$id" "$u-$id" "$ns"
 done
 
@@ -116,6 +137,71 @@ denied "snapshot-cr minus create etcdsnapshots: snapshot save --via-cr" create e
   -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
 same "snapshot-cr minus: nothing created" "$(k get "$snapshots" -n "$ns" -o name | tr '\n' ' ')" \
   "etcdsnapshot.etcd-operator.cozystack.io/s1 "
+
+# --- kubectl-etcd-report: the bundle as the user; one permission less and
+# nothing is written.
+check "report: report --file" 0 env KUBECONFIG="$rep" "$KUBECTL_ETCD" report --file "$tmp/bundle.tar.gz" \
+  -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
+same "report: the bundle's summary" \
+  "$(tar -xzOf "$tmp/bundle.tar.gz" --wildcards '*/summary.json' | python3 -c 'import json,sys; print(json.load(sys.stdin)["complete"])')" \
+  True
+denied "report minus list secrets: report" list secrets \
+  env KUBECONFIG="$rep_minus" "$KUBECTL_ETCD" report --file "$tmp/bundle-minus.tar.gz" \
+  -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
+same "report minus: nothing written" "$(ls "$tmp" | grep -c '^bundle-minus' || true)" 0
+
+# --- kubectl-etcd-defrag-cr: the EtcdDefrag created by the user; the test
+# writes the terminal status the operator's controller would.
+defrags=etcddefrags.etcd-operator.cozystack.io
+(
+  set +e
+  env KUBECONFIG="$dfr" "$KUBECTL_ETCD" defrag --via-cr --name d1 -o json --timeout 60s \
+    -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct >"$tmp/dfr.out" 2>"$tmp/dfr.err"
+  echo $? >"$tmp/dfr.rc"
+) &
+dfr_pid=$!
+for _ in $(seq 1 300); do
+  k get "$defrags" d1 -n "$ns" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+k patch "$defrags" d1 -n "$ns" --subresource=status --type=merge -p '{"status":{"phase":"Complete",
+  "defragmented":0,"members":[]}}' >/dev/null || fail "defrag-cr: no EtcdDefrag d1 to complete"
+wait "$dfr_pid" || true
+checks=$((checks + 1))
+[ "$(cat "$tmp/dfr.rc")" = 0 ] || fail "defrag-cr: defrag --via-cr: exit $(cat "$tmp/dfr.rc"), want 0: $(cat "$tmp/dfr.err")"
+same "defrag-cr: the EtcdDefrag's cluster" "$(k get "$defrags" d1 -n "$ns" -o jsonpath='{.spec.clusterRef.name}')" etcd
+denied "defrag-cr minus create etcddefrags: defrag --via-cr" create etcddefrags \
+  env KUBECONFIG="$dfr_minus" "$KUBECTL_ETCD" defrag --via-cr --name d2 --timeout 10s \
+  -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
+same "defrag-cr minus: nothing created" "$(k get "$defrags" -n "$ns" -o name | tr '\n' ' ')" \
+  "etcddefrag.etcd-operator.cozystack.io/d1 "
+
+# --- kubectl-etcd-restore: a new EtcdCluster from a file in an existing
+# claim (restore reads the claim, never its content).
+k apply -n "$ns" -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: restore-src
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+YAML
+check "restore: restore --pvc" 0 env KUBECONFIG="$rst" "$KUBECTL_ETCD" restore restored --version 3.6.11 \
+  --replicas 1 --pvc restore-src --pvc-path etcd/s1.db -n "$ns"
+same "restore: the new EtcdCluster's source" \
+  "$(k get etcdclusters.etcd-operator.cozystack.io restored -n "$ns" \
+    -o jsonpath='{.spec.bootstrap.restore.source.pvc.claimName}/{.spec.bootstrap.restore.source.pvc.subPath}')" \
+  restore-src/etcd/s1.db
+denied "restore minus create etcdclusters: restore" create etcdclusters \
+  env KUBECONFIG="$rst_minus" "$KUBECTL_ETCD" restore restored2 --version 3.6.11 --replicas 1 \
+  --pvc restore-src --pvc-path etcd/s1.db -n "$ns"
+same "restore minus: nothing created" \
+  "$(k get etcdclusters.etcd-operator.cozystack.io restored2 -n "$ns" --ignore-not-found -o name)" ""
+# The restored cluster is not part of what follows (no operator runs here).
+k delete etcdclusters.etcd-operator.cozystack.io restored -n "$ns" --wait=false >/dev/null
 
 # --- kubectl-etcd-break-glass: the surgery as the user.
 bgm() {
