@@ -70,7 +70,10 @@ ClusterResult Pipeline::run() {
       restore_auth_if_needed();
       break;
     case base::RunEnd::Failed:
-      result_.outcome = ClusterOutcome::Failed;
+      // The prerequisites step writes nothing (it checks what later steps
+      // need, e.g. the backup's bucket): a cluster that fails there was left
+      // as it was, which is what Blocked means (exit 3, docs/exit-codes.md).
+      result_.outcome = run.at == AdoptionStep::Prerequisites ? ClusterOutcome::Blocked : ClusterOutcome::Failed;
       result_.error = failure(run);
       restore_auth_if_needed();
       break;

@@ -61,10 +61,10 @@ TEST_CASE("job mode: pre-flight checks, early failure on CreateContainerConfigEr
   // The credentials Secret and the PVC are checked before anything changes.
   auto missing = e2e::apply(f, s3);
   INFO("stdout: " << missing.out << "\nstderr: " << missing.err);
-  CHECK(missing.rc == 1);
+  CHECK(missing.rc == 3);  // refused before anything changed
   CHECK(missing.out.find("secret \"" + ns.name() + "/s3-credentials\": does not exist") != std::string::npos);
   auto no_pvc = e2e::apply(f, {"--backup-mode", "job", "--agent-image", kImage, "--backup-pvc-claim", "backups"});
-  CHECK(no_pvc.rc == 1);
+  CHECK(no_pvc.rc == 3);
   CHECK(no_pvc.out.find("persistentvolumeclaim \"" + ns.name() + "/backups\": does not exist") != std::string::npos);
   CHECK(e2e::kubectl_result({"-n", ns.name(), "get", "job", job}).rc != 0);
   CHECK(e2e::graph(f) == before);
@@ -72,7 +72,7 @@ TEST_CASE("job mode: pre-flight checks, early failure on CreateContainerConfigEr
   // A Secret without the secret key's entry is refused as well.
   e2e::kubectl({"-n", ns.name(), "create", "secret", "generic", "s3-credentials", "--from-literal=AWS_ACCESS_KEY_ID=k"});
   auto no_key = e2e::apply(f, s3);
-  CHECK(no_key.rc == 1);
+  CHECK(no_key.rc == 3);
   CHECK(no_key.out.find("has no key AWS_SECRET_ACCESS_KEY") != std::string::npos);
   e2e::kubectl({"-n", ns.name(), "delete", "secret", "s3-credentials"});
   e2e::kubectl({"-n", ns.name(), "create", "secret", "generic", "s3-credentials", "--from-literal=AWS_ACCESS_KEY_ID=k",

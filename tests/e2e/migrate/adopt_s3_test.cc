@@ -194,14 +194,14 @@ void adopt_to_s3(const std::string& version, const std::vector<std::string>& var
   std::filesystem::remove_all(work);
 }
 
-// A failed backup check: exit 1, one line naming the cause, and nothing changed.
+// A failed backup check: refused (exit 3), one line naming the cause, and nothing changed.
 void check_refused(const e2e::LegacyFixture& f, const std::string& before, const std::vector<std::string>& extra,
                    const std::string& cause, const std::map<std::string, std::string>& env = {}) {
   auto start = std::chrono::steady_clock::now();
   auto r = e2e::apply(f, extra, env);
   auto took = std::chrono::steady_clock::now() - start;
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 3);
   CHECK(took < std::chrono::seconds(30));
   size_t at = r.out.find("prerequisites: ");
   REQUIRE(at != std::string::npos);
