@@ -24,6 +24,19 @@ using ojson = nlohmann::ordered_json;
 using json = nlohmann::json;
 }  // namespace
 
+base::Error snapshot_stream_error(base::Error e, const std::string& member, const std::string& path,
+                                  std::uint64_t bytes_received) {
+  const std::string at = e.object.rfind("endpoint ", 0) == 0 ? e.object.substr(9) : e.object;
+  e.object = "member \"" + member + "\"" + (at.empty() || at == member ? "" : " at " + at);
+  if (bytes_received > 0 && e.kind != base::ErrorKind::Timeout) {
+    // Reached, then lost: not a dial failure (2) but a failed stream (1).
+    if (e.kind == base::ErrorKind::CannotConnect) e.kind = base::ErrorKind::Failed;
+    e.message = "the snapshot stream broke after " + std::to_string(bytes_received) + " bytes: " + e.message;
+    e.hint = "\"" + path + "\" is as it was; run again, or take it from another member with --member";
+  }
+  return e;
+}
+
 base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
                                               etcd::SnapshotProgress progress) {
   struct stat sb {};
@@ -52,8 +65,13 @@ base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveReq
   }
   auto sink = backup::FileSink::create(r.path);
   if (!sink) return std::move(sink).error();
-  auto info = s.etcd->snapshot(src->member->endpoint, **sink, std::move(progress), std::nullopt, r.stall_timeout);
-  if (!info) return std::move(info).error();
+  std::uint64_t received = 0;
+  auto counted = [&received, progress = std::move(progress)](std::uint64_t done, std::uint64_t total) {
+    received = done;
+    if (progress) progress(done, total);
+  };
+  auto info = s.etcd->snapshot(src->member->endpoint, **sink, counted, std::nullopt, r.stall_timeout);
+  if (!info) return snapshot_stream_error(std::move(info).error(), Session::label(*src->member), r.path, received);
   SnapshotSaveReport out;
   out.path = r.path;
   out.size = info->bytes;

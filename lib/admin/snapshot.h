@@ -30,6 +30,13 @@ struct SnapshotSaveRequest {
   std::chrono::milliseconds stall_timeout{30000};  // no total timeout; this one ends a stalled stream
 };
 
+// The error of a stream that failed, said of its member (not only of its
+// endpoint). Once bytes arrived the member was reached, so the endpoint, CA
+// and server-name hint of a failed dial would mislead: the stream broke,
+// and the file at the path is as it was (docs/server-faults.md).
+base::Error snapshot_stream_error(base::Error e, const std::string& member, const std::string& path,
+                                  std::uint64_t bytes_received);
+
 struct SnapshotSaveReport {
   std::string path;
   std::uint64_t size = 0;

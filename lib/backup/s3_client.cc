@@ -278,6 +278,15 @@ base::Status S3Client::abort_multipart(std::string_view key, std::string_view up
   return {};
 }
 
+base::Result<std::vector<std::string>> S3Client::pending_uploads(std::string_view key) {
+  Call call;
+  call.query = {{"prefix", std::string(key)}, {"uploads", ""}};
+  auto r = perform(call);
+  if (!r) return std::move(r).error();
+  if (r->status / 100 != 2) return answer_error("cannot list the pending multipart uploads", key, *r);
+  return pending_upload_ids(r->body, key);
+}
+
 base::Status S3Client::replace_metadata(std::string_view key, const S3Metadata& metadata) {
   Call call;
   call.method = "PUT";

@@ -78,6 +78,8 @@ class S3Client {
   base::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
                                               const std::vector<std::string>& part_etags);
   base::Status abort_multipart(std::string_view key, std::string_view upload_id);
+  // The multipart uploads pending under exactly this key (ListMultipartUploads).
+  base::Result<std::vector<std::string>> pending_uploads(std::string_view key);
   // Replaces the object's user metadata (a copy onto itself; up to 5 GiB).
   base::Status replace_metadata(std::string_view key, const S3Metadata& metadata);
   base::Status remove(std::string_view key);

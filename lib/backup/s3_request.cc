@@ -140,6 +140,21 @@ std::string xml_value(std::string_view xml, std::string_view tag) {
   return xml_unescape(xml.substr(b, e - b));
 }
 
+std::vector<std::string> pending_upload_ids(std::string_view list_xml, std::string_view key) {
+  std::vector<std::string> ids;
+  constexpr std::string_view open = "<Upload>", close = "</Upload>";
+  for (auto b = list_xml.find(open); b != std::string_view::npos; b = list_xml.find(open, b)) {
+    b += open.size();
+    auto e = list_xml.find(close, b);
+    if (e == std::string_view::npos) break;
+    std::string_view upload = list_xml.substr(b, e - b);
+    std::string id = xml_value(upload, "UploadId");
+    if (!id.empty() && xml_value(upload, "Key") == key) ids.push_back(std::move(id));
+    b = e + close.size();
+  }
+  return ids;
+}
+
 std::string complete_multipart_xml(const std::vector<std::string>& part_etags) {
   std::string x = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
   for (std::size_t i = 0; i < part_etags.size(); ++i) {

@@ -62,6 +62,9 @@ std::vector<std::string> s3_headers(std::string_view payload_sha256_hex, const S
 
 // The text inside the first <tag>...</tag>, XML entities decoded; empty if absent.
 std::string xml_value(std::string_view xml, std::string_view tag);
+// The UploadIds of a ListMultipartUploadsResult whose Key is exactly `key`
+// (a prefix listing also answers longer keys), in the order listed.
+std::vector<std::string> pending_upload_ids(std::string_view list_xml, std::string_view key);
 // The body of CompleteMultipartUpload for parts 1..N with these ETags.
 std::string complete_multipart_xml(const std::vector<std::string>& part_etags);
 

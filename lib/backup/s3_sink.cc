@@ -36,13 +36,28 @@ base::Result<std::unique_ptr<S3Sink>> S3Sink::create(const S3Location& location,
                              c.uri(key), "delete it or choose another key prefix");
     }
   }
+  // An upload pending under the key is what an earlier run left when its
+  // server went away mid-upload and the abort could not reach it. The key
+  // holds this tool's artefact of one cluster (docs/rules.md#safety-backup),
+  // so the leftover is aborted instead of being kept (and billed) forever.
+  // Best effort: a credential that may write need not be allowed to list.
+  if (auto pending = c.pending_uploads(key); pending) {
+    for (const auto& id : *pending) (void)c.abort_multipart(key, id);
+  }
   std::unique_ptr<S3Sink> sink(new S3Sink(std::move(*client), std::move(key), std::move(options)));
   sink->buffer_.reserve(sink->part_size_);
   return sink;
 }
 
 base::Status S3Sink::fail(base::Error e) {
-  abort();
+  std::string upload = upload_id_;
+  if (auto s = discard(); !s) {
+    // The server went away under the upload: say what stays behind and how
+    // it goes (docs/server-faults.md).
+    e.causes.push_back("multipart upload " + upload + " stays pending under the key (" + s.error().message + ")");
+    std::string next = "a re-run aborts it before it uploads again";
+    e.hint = e.hint.empty() ? next : e.hint + "; " + next;
+  }
   return e;
 }
 
@@ -201,18 +216,25 @@ base::Status S3Sink::commit() {
 }
 
 void S3Sink::abort() noexcept {
+  // The caller has its own error to tell; fail() reports a cleanup that failed.
+  (void)discard();
+}
+
+base::Status S3Sink::discard() noexcept {
   // The part in flight ends first: the upload it belongs to is aborted below.
   if (uploader_.joinable()) uploader_.join();
-  if (done_) return;
+  if (done_) return {};
   done_ = true;
-  // Best effort: the upload failed already, a cleanup error adds nothing.
+  base::Status cleaned;
   if (object_written_) {
+    // A written object failed its read-back check: only the upload's error matters.
     (void)client_->remove(key_);
   } else if (!upload_id_.empty()) {
-    (void)client_->abort_multipart(key_, upload_id_);
+    cleaned = client_->abort_multipart(key_, upload_id_);
   }
   std::string().swap(buffer_);
   std::string().swap(flight_data_);
+  return cleaned;
 }
 
 }  // namespace backup

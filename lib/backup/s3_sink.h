@@ -8,7 +8,9 @@
 // themselves, MD5 and SHA-256, when a copy for the metadata changed the
 // ETag) before it answers success. abort() (and a failure anywhere) aborts the multipart
 // upload, or deletes an object that failed its read-back, so no partial
-// artefact stays behind under the key. The SHA-256 of the stream (result
+// artefact stays behind under the key; when the server is gone and the
+// abort cannot reach it, the error names the upload left pending, and the
+// next create() for the key aborts it. The SHA-256 of the stream (result
 // and sha256 metadata) is the writer's to tell (Sink::written_sha256) before
 // commit(), which fails without it: a snapshot stream hashes every byte
 // anyway, so the sink does not hash them a second time.
@@ -81,6 +83,9 @@ class S3Sink final : public base::Sink {
   base::Status flush_part();
   base::Status settle();  // waits for the part in flight and records its ETag
   base::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
+  // Aborts the upload (or removes a written object); the abort's error.
+  base::Status discard() noexcept;
+  // discard(), then `e`, naming an upload the abort could not end.
   base::Status fail(base::Error e);
 
   std::unique_ptr<S3Client> client_;

@@ -95,6 +95,26 @@ TEST_CASE("XML answers: first value of a tag, entities decoded, empty when absen
   CHECK(xml_value("<ETag>&#34;d41d-2&#34;</ETag>", "ETag") == "\"d41d-2\"");
 }
 
+TEST_CASE("pending uploads: the UploadIds listed under exactly the key, longer keys of the prefix left out") {
+  std::string list = R"(<?xml version="1.0" encoding="UTF-8"?>)"
+                     R"(<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">)"
+                     R"(<Bucket>b</Bucket><Prefix>etcd/ns-c-migration.db</Prefix>)"
+                     R"(<Upload><Key>etcd/ns-c-migration.db</Key><UploadId>id-1</UploadId>)"
+                     R"(<Initiated>2026-01-01T00:00:00Z</Initiated></Upload>)"
+                     R"(<Upload><Key>etcd/ns-c-migration.db.old</Key><UploadId>id-other</UploadId></Upload>)"
+                     R"(<Upload><UploadId>id-2</UploadId><Key>etcd/ns-c-migration.db</Key></Upload>)"
+                     R"(</ListMultipartUploadsResult>)";
+  CHECK(pending_upload_ids(list, "etcd/ns-c-migration.db") == std::vector<std::string>{"id-1", "id-2"});
+  CHECK(pending_upload_ids(list, "etcd/other.db").empty());
+  CHECK(pending_upload_ids("<ListMultipartUploadsResult></ListMultipartUploadsResult>", "k").empty());
+  // Keys are XML-escaped in the answer.
+  CHECK(pending_upload_ids("<Upload><Key>a&amp;b</Key><UploadId>x</UploadId></Upload>", "a&b") ==
+        std::vector<std::string>{"x"});
+  // A cut-off answer yields what is complete.
+  CHECK(pending_upload_ids("<Upload><Key>k</Key><UploadId>x</UploadId></Upload><Upload><Key>k</Key>", "k") ==
+        std::vector<std::string>{"x"});
+}
+
 TEST_CASE("CompleteMultipartUpload lists parts from 1 with quoted ETags") {
   CHECK(complete_multipart_xml({"\"aa\"", "BB"}) ==
         "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
