@@ -36,6 +36,15 @@ TEST_CASE("wait predicates") {
   CHECK_FALSE(kube::field_differs("/status/phase", "Running")(&o));
 }
 
+TEST_CASE("an ExecCredential expiring in 9999 does not expire (found by fuzz-exec-credential)") {
+  const char* far = R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
+                        "status":{"token":"t","expirationTimestamp":"9999-12-31T23:59:59Z"}})";
+  auto c = kube::parse_exec_credential(far, "client.authentication.k8s.io/v1");
+  REQUIRE(c.ok());
+  REQUIRE(c->expiration.has_value());
+  CHECK(*c->expiration > std::chrono::system_clock::now());
+}
+
 TEST_CASE("ExecCredential parsing: versions, expiry, errors") {
   const char* v1 = R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
                        "status":{"token":"t","expirationTimestamp":"2030-01-02T03:04:05Z"}})";
