@@ -51,7 +51,8 @@ for t in "${targets[@]}"; do
     cp "$work/$t/crash/"* "$keep/" 2>/dev/null || true
     echo "fuzz-$t: FAILED (exit $rc); inputs kept in $keep:"
     ls "$keep" | sed 's/^/  /'
-    grep -E 'ERROR: |runtime error|SUMMARY|==[0-9]+==|#[0-9]+ 0x' "$work/$t/log" | head -40 | sed 's/^/  /'
+    # The report's first lines and its frames in our code.
+    grep -E 'ERROR: |runtime error|SUMMARY|terminate|what\(\)| in .*\.\./(lib|fuzz)/' "$work/$t/log" | grep -v NEW_FUNC | head -15 | sed 's/^/  /'
   fi
 done
 echo "fuzz: $passed passed, $failed failed"
