@@ -58,7 +58,9 @@ const nlohmann::json* LegacyCluster::etcd_container() const {
   const auto* containers = base::find_at(spec, "/podTemplate/spec/containers");
   if (containers == nullptr || !containers->is_array()) return nullptr;
   for (const auto& c : *containers) {
-    if (c.is_object() && c.value("name", "") == kLegacyContainer) return &c;
+    // string_at: a name that is not a string is no match, not a type_error
+    // (found by fuzz-legacy-translate).
+    if (c.is_object() && base::string_at(c, "/name") == kLegacyContainer) return &c;
   }
   return nullptr;
 }

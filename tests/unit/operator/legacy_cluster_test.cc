@@ -34,3 +34,15 @@ TEST_CASE("the names come from metadata and spec") {
   CHECK(c.headless_service() == "etcd-headless");
   CHECK_FALSE(c.deleting);
 }
+
+TEST_CASE("a container whose name is not a string is not the etcd container (found by fuzz-legacy-translate)") {
+  // The fuzzer's input, reduced: a golden case's podTemplate with the
+  // container's name an object.
+  auto c = op::LegacyCluster::from(json::parse(
+      R"({"metadata":{"name":"etcd"},"spec":{"podTemplate":{"spec":{"containers":[{"name":{"x":1}},{"name":"etcd","image":"i"}]}}}})"));
+  const json* etcd = c.etcd_container();
+  REQUIRE(etcd != nullptr);
+  CHECK((*etcd)["image"] == "i");
+  auto none = op::LegacyCluster::from(json::parse(R"({"spec":{"podTemplate":{"spec":{"containers":[{"name":5}]}}}})"));
+  CHECK(none.etcd_container() == nullptr);
+}
