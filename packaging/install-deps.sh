@@ -16,6 +16,8 @@ packages=(
   hyperfine time
   # tests: YAML pod templates of the legacy fixture
   python3-yaml
+  # tests: the sanitizer build and the fuzz targets (libFuzzer: docs/fuzzing.md)
+  clang libclang-rt-14-dev
   # tests: man pages, completion in real shells, the Debian package
   groff-base man-db bash-completion zsh fish dpkg-dev debhelper
 )

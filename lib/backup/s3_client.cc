@@ -158,14 +158,7 @@ base::Result<S3Response> S3Client::perform_once(const Call& call) {
 }
 
 base::Error S3Client::answer_error(std::string_view what, std::string_view key, const S3Response& r) const {
-  std::string code = xml_value(r.body, "Code");
-  auto e = s3_error(what, uri(key), r.status, code, xml_value(r.body, "Message"));
-  // A wrong region is worth naming precisely when the server says which one it wants.
-  std::string region = xml_value(r.body, "Region");
-  if (!region.empty() && code == "AuthorizationHeaderMalformed") {
-    e.hint = "the server expects region \"" + region + "\"";
-  }
-  return e;
+  return s3_answer_error(what, uri(key), r.status, r.body);
 }
 
 base::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {

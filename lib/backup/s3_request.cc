@@ -234,4 +234,16 @@ base::Error s3_error(std::string_view what, std::string_view object, int http_st
   return e;
 }
 
+base::Error s3_answer_error(std::string_view what, std::string_view object, int http_status,
+                            std::string_view body) {
+  std::string code = xml_value(body, "Code");
+  auto e = s3_error(what, object, http_status, code, xml_value(body, "Message"));
+  // A wrong region is worth naming precisely when the server says which one it wants.
+  std::string region = xml_value(body, "Region");
+  if (!region.empty() && code == "AuthorizationHeaderMalformed") {
+    e.hint = "the server expects region \"" + region + "\"";
+  }
+  return e;
+}
+
 }  // namespace backup

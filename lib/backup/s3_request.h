@@ -83,5 +83,9 @@ std::size_t s3_part_size(std::uint64_t expected, std::size_t preferred = kS3Defa
 // on the object, with what the user can do about it.
 base::Error s3_error(std::string_view what, std::string_view object, int http_status, std::string_view code,
                     std::string_view message);
+// The same read off the answer's XML body (Code, Message; Region named when
+// the server says which one a malformed authorization needed).
+base::Error s3_answer_error(std::string_view what, std::string_view object, int http_status,
+                            std::string_view body);
 
 }  // namespace backup

@@ -37,9 +37,18 @@ std::optional<std::time_t> parse_rfc3339_seconds(std::string_view s) {
 }
 
 std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view s) {
+  using clock = std::chrono::system_clock;
   auto t = parse_rfc3339_seconds(s);
   if (!t) return std::nullopt;
-  return std::chrono::system_clock::from_time_t(*t);
+  // A nanosecond time_point ends in 2262 (and begins in 1677); a time past
+  // an end is held at it instead of overflowing into the past, so that an
+  // exec credential expiring in 9999 counts as not expiring rather than as
+  // long expired (found by fuzz/rfc3339_fuzz.cc).
+  constexpr auto kMax = std::chrono::duration_cast<std::chrono::seconds>(clock::duration::max()).count();
+  constexpr auto kMin = std::chrono::duration_cast<std::chrono::seconds>(clock::duration::min()).count();
+  if (*t >= kMax) return clock::time_point::max();
+  if (*t <= kMin) return clock::time_point::min();
+  return clock::from_time_t(*t);
 }
 
 namespace {

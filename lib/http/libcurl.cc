@@ -125,6 +125,16 @@ base::Status load_libcurl() {
 
 // libcurl's entry points, forwarding to the opened library. Before it is
 // open (or when it cannot be) they fail the way libcurl itself fails.
+//
+// Their signatures are curl/curl.h's, an enum before the "...": clang warns
+// that va_start after an enum parameter is undefined in general (-Wvarargs).
+// These enums' values fit an int, so their underlying type is int (or
+// unsigned int), which promotion leaves as it is: va_start is well defined,
+// as in libcurl's own definitions. Silenced for these definitions only.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
 extern "C" {
 
 CURL* curl_easy_init(void) {
@@ -263,3 +273,6 @@ void curl_free(void* p) {
 }
 
 }  // extern "C"
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif

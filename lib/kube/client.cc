@@ -1,5 +1,6 @@
 #include "http/curl_error.h"
 #include "kube/client.h"
+#include "kube/list_page.h"
 
 #include <thread>
 
@@ -21,15 +22,6 @@ std::string ns_for(const Resource& r, std::string_view ns, const json& obj) {
   if (!r.namespaced) return {};
   if (!ns.empty()) return std::string(ns);
   return meta(obj, "namespace");
-}
-
-base::Result<json> parse_body(const HttpResponse& resp, const RequestContext& ctx) {
-  if (resp.body.empty()) return json::object();
-  auto j = json::parse(resp.body, nullptr, false);
-  if (j.is_discarded()) {
-    return base::make_error(ErrorKind::Failed, "cannot " + describe_request(ctx) + ": the server's answer is not JSON");
-  }
-  return j;
 }
 
 }  // namespace
@@ -125,7 +117,7 @@ base::Result<HttpResponse> Client::send(Call& call) {
 base::Result<json> Client::send_json(Call& call) {
   auto r = send(call);
   if (!r) return std::move(r).error();
-  return parse_body(*r, call.ctx);
+  return parse_answer(r->body, call.ctx);
 }
 
 base::Result<json> Client::get(const Resource& r, std::string_view ns, std::string_view name, const GetOptions& o) {
@@ -145,22 +137,17 @@ base::Result<json> Client::list(const Resource& r, std::string_view ns, const Li
 base::Result<json> Client::list_all(const Resource& r, std::string_view ns, const ListOptions& o) {
   ListOptions page = o;
   json all;
+  RequestContext ctx{"list", r, r.namespaced ? std::string(ns) : std::string(), "", ""};
   while (true) {
     auto l = list(r, ns, page);
     if (!l) return l;
-    if (all.is_null()) {
-      all = *l;
-      all["items"] = json::array();
-    }
-    if (l->contains("items") && (*l)["items"].is_array()) {
-      for (auto& item : (*l)["items"]) all["items"].push_back(std::move(item));
-    }
-    std::string next = meta(*l, "continue");
-    if (next.empty()) break;
-    page.continue_token = next;
+    auto next = add_list_page(all, std::move(*l), ctx);
+    if (!next) return std::move(next).error();
+    if (next->empty()) break;
+    page.continue_token = *next;
     page.resource_version.clear();  // the continue token pins the snapshot
   }
-  if (all.contains("metadata") && all["metadata"].is_object()) all["metadata"].erase("continue");
+  end_list(all);
   return all;
 }
 

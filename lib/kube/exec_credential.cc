@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "kube/base64.h"
 
@@ -42,17 +43,22 @@ base::Result<ExecCredential> parse_exec_credential(std::string_view text, std::s
   auto j = nlohmann::json::parse(text, nullptr, false);
   auto bad = [](std::string m) { return base::make_error(ErrorKind::PermissionDenied, std::move(m)); };
   if (!j.is_object()) return bad("the plugin did not print an ExecCredential (its output is not JSON)");
-  if (j.value("kind", "") != "ExecCredential") return bad("the plugin printed kind \"" + j.value("kind", "") + "\", not ExecCredential");
-  if (j.value("apiVersion", "") != api_version) {
-    return bad("the plugin printed apiVersion \"" + j.value("apiVersion", "") + "\", the kubeconfig asks for \"" +
+  // Fields read without throwing: a plugin printing a number where a
+  // string belongs gets the error below, not an uncaught type_error (found
+  // by fuzz-exec-credential).
+  std::string kind = base::string_at(j, "/kind");
+  std::string api = base::string_at(j, "/apiVersion");
+  if (kind != "ExecCredential") return bad("the plugin printed kind \"" + kind + "\", not ExecCredential");
+  if (api != api_version) {
+    return bad("the plugin printed apiVersion \"" + api + "\", the kubeconfig asks for \"" +
                std::string(api_version) + "\"");
   }
   if (!j.contains("status") || !j["status"].is_object()) return bad("the plugin's ExecCredential has no status");
   const auto& st = j["status"];
   ExecCredential c;
-  c.token = st.value("token", "");
-  c.client_certificate_pem = st.value("clientCertificateData", "");
-  c.client_key_pem = st.value("clientKeyData", "");
+  c.token = base::string_at(st, "/token");
+  c.client_certificate_pem = base::string_at(st, "/clientCertificateData");
+  c.client_key_pem = base::string_at(st, "/clientKeyData");
   if (c.token.empty() && (c.client_certificate_pem.empty() || c.client_key_pem.empty())) {
     return bad("the plugin's ExecCredential has neither a token nor a client certificate and key");
   }

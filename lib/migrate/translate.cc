@@ -186,7 +186,7 @@ std::vector<std::string> translate_pod_template(const op::LegacyCluster& legacy,
   if (const json* containers = base::find_at(spec, "/podTemplate/spec/containers");
       containers != nullptr && containers->is_array()) {
     for (const auto& c : *containers) {
-      std::string name = c.is_object() ? c.value("name", "") : "";
+      std::string name = c.is_object() ? base::string_at(c, "/name") : "";
       if (name != op::kLegacyContainer) dropped.push_back("containers[" + name + "] (sidecar)");
     }
   }

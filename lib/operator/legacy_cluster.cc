@@ -7,13 +7,22 @@ namespace op {
 
 LegacyCluster LegacyCluster::from(const nlohmann::json& object) {
   LegacyCluster c;
+  // Not an object (a broken answer): an empty cluster (no name, no spec)
+  // rather than value()'s type_error (found by fuzz-legacy-translate); a
+  // metadata or spec that is not an object reads as empty too.
+  if (!object.is_object()) {
+    c.metadata = nlohmann::json::object();
+    c.spec = nlohmann::json::object();
+    return c;
+  }
   c.metadata = object.value("metadata", nlohmann::json::object());
   c.name = base::string_at(object, "/metadata/name");
   c.ns = base::string_at(object, "/metadata/namespace");
   c.uid = base::string_at(object, "/metadata/uid");
   c.deleting = base::find_at(object, "/metadata/deletionTimestamp") != nullptr;
+  if (!c.metadata.is_object()) c.metadata = nlohmann::json::object();
   c.spec = object.value("spec", nlohmann::json::object());
-  if (c.spec.is_null()) c.spec = nlohmann::json::object();
+  if (!c.spec.is_object()) c.spec = nlohmann::json::object();
   return c;
 }
 
@@ -49,7 +58,9 @@ const nlohmann::json* LegacyCluster::etcd_container() const {
   const auto* containers = base::find_at(spec, "/podTemplate/spec/containers");
   if (containers == nullptr || !containers->is_array()) return nullptr;
   for (const auto& c : *containers) {
-    if (c.is_object() && c.value("name", "") == kLegacyContainer) return &c;
+    // string_at: a name that is not a string is no match, not a type_error
+    // (found by fuzz-legacy-translate).
+    if (c.is_object() && base::string_at(c, "/name") == kLegacyContainer) return &c;
   }
   return nullptr;
 }

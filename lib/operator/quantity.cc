@@ -14,6 +14,22 @@ int128 pow_int(int128 base, int exp) {
   return r;
 }
 
+constexpr int128 kMax = ((static_cast<int128>(1) << 126) - 1) * 2 + 1;
+// The largest magnitude held, in nano units (1.7e20 whole units: 170 EB):
+// every quantity up to it has a canonical form that parses back to it, with
+// room for the nano scaling. Beyond it a quantity is refused rather than
+// wrapped around ("982233720368547703Ti" overflowed 128 bits, and
+// "9223372036854775800.0007" had a canonical form the parser refused: both
+// found by fuzz/quantity_fuzz.cc).
+constexpr int128 kLimit = kMax / kNano - 1;
+
+// a * b for a >= 0 and b > 0, or nullopt past kLimit (whole * kNano + a
+// fraction cannot overflow: whole <= kLimit).
+std::optional<int128> times(int128 a, int128 b) {
+  if (a > kLimit / b) return std::nullopt;
+  return a * b;
+}
+
 // Divides rounding away from zero: Kubernetes rounds a quantity's excess
 // precision up, never down.
 int128 div_up(int128 a, int128 b) {
@@ -75,8 +91,8 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
     if (!std::isdigit(static_cast<unsigned char>(c))) break;
     any_digit = true;
     if (!seen_dot) {
+      if (whole > (kLimit - (c - '0')) / 10) return std::nullopt;
       whole = whole * 10 + (c - '0');
-      if (whole > pow_int(10, 21)) return std::nullopt;
     } else if (frac_digits < 9) {
       frac += (c - '0') * pow_int(10, 8 - frac_digits);
       ++frac_digits;
@@ -93,7 +109,9 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
   bool done = false;
   for (size_t k = 0; k < binary.size(); ++k) {
     if (suffix == binary[k]) {
-      nano *= pow_int(1024, static_cast<int>(k) + 1);
+      auto scaled = times(nano, pow_int(1024, static_cast<int>(k) + 1));
+      if (!scaled) return std::nullopt;
+      nano = *scaled;
       q.format = Quantity::Format::BinarySI;
       done = true;
     }
@@ -124,8 +142,15 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
     } else {
       return std::nullopt;
     }
-    nano = exp >= 0 ? nano * pow_int(10, exp) : div_up(nano, pow_int(10, -exp));
+    if (exp >= 0) {
+      auto scaled = times(nano, pow_int(10, exp));
+      if (!scaled) return std::nullopt;
+      nano = *scaled;
+    } else {
+      nano = div_up(nano, pow_int(10, -exp));
+    }
   }
+  if (nano > kLimit) return std::nullopt;
   q.nano = neg ? -nano : nano;
   return q;
 }

@@ -69,10 +69,18 @@ void matches_schema(const json& doc) {
   std::ifstream in(e2e::source_root() + "/docs/member-list.schema.json");
   REQUIRE(in.good());
   const json schema = json::parse(in);
-  for (const auto& [key, _] : doc.items()) CHECK_MESSAGE(schema["properties"].contains(key), key);
+  // Keys copied out of the items: clang 14 does not let CHECK_MESSAGE's
+  // lambda capture a structured binding.
+  for (const auto& item : doc.items()) {
+    const std::string key = item.key();
+    CHECK_MESSAGE(schema["properties"].contains(key), key);
+  }
   const json& row = schema["properties"]["members"]["items"];
   for (const auto& m : doc["members"]) {
-    for (const auto& [key, _] : m.items()) CHECK_MESSAGE(row["properties"].contains(key), key);
+    for (const auto& item : m.items()) {
+      const std::string key = item.key();
+      CHECK_MESSAGE(row["properties"].contains(key), key);
+    }
     for (const auto& key : row["required"]) CHECK_MESSAGE(m.contains(key.get<std::string>()), key);
   }
 }

@@ -177,6 +177,20 @@ TEST_CASE("S3 errors: one line naming the object, the cause and what to do") {
   CHECK(e.one_line().find("internal error") != std::string::npos);
 }
 
+TEST_CASE("S3 error answers are read off the XML body; the wanted region is named") {
+  auto e = s3_answer_error("cannot upload", "s3://b/k", 400,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AuthorizationHeaderMalformed</Code>"
+      "<Message>the region &apos;us-east-1&apos; is wrong</Message><Region>eu-west-1</Region></Error>");
+  CHECK(e.reason == "AuthorizationHeaderMalformed");
+  CHECK(e.hint == "the server expects region \"eu-west-1\"");
+  e = s3_answer_error("cannot upload", "s3://b/k", 404,
+      "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>");
+  CHECK(e.kind == base::ErrorKind::NotFound);
+  e = s3_answer_error("cannot upload", "s3://b/k", 502, "<html>bad gateway</html>");
+  CHECK(e.status == 502);
+  CHECK(e.one_line().find("s3://b/k") == 0);
+}
+
 TEST_CASE("credentials from a Secret's data; a missing key names the Secret, never a value") {
   auto c = s3_credentials_from_secret({{"AWS_ACCESS_KEY_ID", "AK"}, {"AWS_SECRET_ACCESS_KEY", "SK"}}, "creds");
   REQUIRE(c.ok());

@@ -25,3 +25,13 @@ TEST_CASE("an instant written back in UTC, as RFC 3339 and as a stamp for names"
   CHECK(base::format_rfc3339(0) == "1970-01-01T00:00:00Z");
   CHECK(base::parse_rfc3339_seconds(base::format_rfc3339(4102444799)) == std::time_t{4102444799});
 }
+
+TEST_CASE("times beyond a nanosecond time_point's range are held at its ends (found by fuzz-rfc3339)") {
+  using clock = std::chrono::system_clock;
+  // The fuzzer's input: 253402300799 s * 10^9 overflowed int64 in from_time_t.
+  CHECK(base::parse_rfc3339("9999-12-31T23:59:59Z") == clock::time_point::max());
+  CHECK(base::parse_rfc3339("2263-01-01T00:00:00Z") == clock::time_point::max());
+  CHECK(base::parse_rfc3339("1000-01-01T00:00:00Z") == clock::time_point::min());
+  // Inside the range, to the second.
+  CHECK(clock::to_time_t(*base::parse_rfc3339("2262-01-01T00:00:00Z")) == 9214646400);
+}

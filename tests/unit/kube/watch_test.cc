@@ -36,6 +36,30 @@ TEST_CASE("wait predicates") {
   CHECK_FALSE(kube::field_differs("/status/phase", "Running")(&o));
 }
 
+TEST_CASE("an ExecCredential expiring in 9999 does not expire (found by fuzz-exec-credential)") {
+  const char* far = R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
+                        "status":{"token":"t","expirationTimestamp":"9999-12-31T23:59:59Z"}})";
+  auto c = kube::parse_exec_credential(far, "client.authentication.k8s.io/v1");
+  REQUIRE(c.ok());
+  REQUIRE(c->expiration.has_value());
+  CHECK(*c->expiration > std::chrono::system_clock::now());
+}
+
+TEST_CASE("an ExecCredential with a field of the wrong type is an error, not a crash (found by fuzz-exec-credential)") {
+  // The fuzzer's input: apiVersion is an object.
+  auto c = kube::parse_exec_credential(
+      R"({"kind": "ExecCredential", "apiVersion": {"[inteTimestamp": "9999-12-3312T:59:59Z"}})",
+      "client.authentication.k8s.io/v1");
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().one_line().find("apiVersion \"\"") != std::string::npos);
+  CHECK_FALSE(kube::parse_exec_credential(R"({"kind": 1})", "client.authentication.k8s.io/v1").ok());
+  auto token = kube::parse_exec_credential(
+      R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":5}})",
+      "client.authentication.k8s.io/v1");
+  REQUIRE_FALSE(token.ok());
+  CHECK(token.error().one_line().find("neither a token") != std::string::npos);
+}
+
 TEST_CASE("ExecCredential parsing: versions, expiry, errors") {
   const char* v1 = R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
                        "status":{"token":"t","expirationTimestamp":"2030-01-02T03:04:05Z"}})";
