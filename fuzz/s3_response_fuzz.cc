@@ -1,5 +1,6 @@
 // S3 answers' XML bodies (errors, InitiateMultipartUpload,
-// CompleteMultipartUpload) as S3Client reads them, and ETag headers. The
+// CompleteMultipartUpload, ListMultipartUploads) as S3Client reads them,
+// and ETag headers. The
 // first two bytes pick the HTTP status.
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)backup::unquote_etag(body);
   (void)backup::unquote_etag(backup::xml_value(body, "ETag"));
+  (void)backup::pending_upload_ids(body, "etcd/cluster.db");
   (void)backup::s3_answer_error("cannot upload", "s3://bucket/key", status, body).one_line();
   return 0;
 }
