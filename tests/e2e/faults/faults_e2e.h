@@ -75,21 +75,6 @@ inline std::string leader_of(const NativeCluster& c) {
   return {};
 }
 
-inline std::unique_ptr<etcd::Client> direct_client(const NativeCluster& c) {
-  auto env = e2e::parse_env_file(c.etcd_dir() + "/cluster.env");
-  etcd::Config cfg;
-  std::stringstream in(env["ETCD_IP_ENDPOINTS"]);
-  for (std::string e; std::getline(in, e, ',');) cfg.endpoints.push_back(e);
-  cfg.tls.ca_file = env["ETCD_CACERT"];
-  cfg.tls.cert_file = env["ETCD_CERT"];
-  cfg.tls.key_file = env["ETCD_KEY"];
-  cfg.tls.server_name = "localhost";
-  cfg.call_timeout = std::chrono::seconds(20);
-  auto r = etcd::Client::create(cfg);
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
 // `megabytes` distinct values of 1 MB under /big/.
 inline void fill(etcd::Client& cl, int megabytes) {
   std::string value(1000 * 1000, 'v');

@@ -13,7 +13,7 @@ TEST_CASE("the leader SIGKILLed mid-snapshot: the good file stays, exit non-zero
   o.version = "3.6";
   NativeCluster c(o);
   {
-    auto cl = direct_client(c);
+    auto cl = c.direct_client();
     fill(*cl, 40);
   }
   const std::string dir = tmpdir("e2e-fault-snap");
