@@ -1,10 +1,14 @@
 #include "cli/app.h"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 
 #include "cli/shared_flags.h"
 
 namespace cli {
+
+void init_process() { OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr); }
 
 std::string display_name(std::string_view argv0) {
   auto slash = argv0.rfind('/');

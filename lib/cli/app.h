@@ -15,6 +15,15 @@
 
 namespace cli {
 
+// The first thing main() does, before any library call: OpenSSL without its
+// cleanup at exit. gRPC's executor threads may still be starting or failing
+// a TLS handshake when main returns (e.g. --tls-server-name wrong.example);
+// OpenSSL's atexit cleanup then freed the locks they use, a crash seen under
+// ASan as SEGV in CRYPTO_THREAD_write_lock (docs/fuzzing.md,
+// e2e-admin-tls_failure_loop). It has to be OpenSSL's first initialisation
+// in the process to count.
+void init_process();
+
 // "kubectl-etcd" (or a path to it) reads "kubectl etcd", as kubectl shows
 // plugins; other names are kept as they are.
 std::string display_name(std::string_view argv0);

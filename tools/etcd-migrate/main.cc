@@ -1,7 +1,5 @@
 // etcd-migrate: in-place adoption of legacy etcd.aenix.io/v1alpha1 clusters by
 // the etcd operator. main() only registers the command table and parses.
-#include <openssl/crypto.h>
-
 #include <array>
 #include <cstring>
 #include <iostream>
@@ -55,12 +53,7 @@ std::vector<char*> with_default_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // First OpenSSL call of the process: no cleanup at exit. gRPC's executor
-  // threads may still be starting or failing a TLS handshake when main
-  // returns (e.g. --tls-server-name wrong.example); OpenSSL's atexit cleanup
-  // then freed the locks they use: a crash seen under ASan as SEGV in
-  // CRYPTO_THREAD_write_lock (docs/fuzzing.md, e2e-admin-tls_failure_loop).
-  OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
+  cli::init_process();
   cli::Diag diag = cli::Diag::for_stderr();
   cli::Program program{"etcd-migrate", cli::display_name(argc > 0 ? argv[0] : "etcd-migrate"),
                        &std::cout, &diag};
