@@ -93,6 +93,25 @@ etcd_members() {
 }
 replicas() { k get etcdclusters.etcd-operator.cozystack.io etcd -n "$ns" -o jsonpath='{.spec.replicas}/{.status.observed.replicas}'; }
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# via_cr LABEL RESOURCE NAME STATUS COMMAND...: runs COMMAND (a --via-cr run
+# that creates the object RESOURCE/NAME and waits for it) in the background,
+# plays the operator's controller by writing STATUS once the object exists,
+# and wants exit 0; the output stays in $tmp/NAME.out and $tmp/NAME.err.
+via_cr() {
+  local label=$1 resource=$2 name=$3 status=$4 pid
+  shift 4
+  ( set +e; "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc" ) &
+  pid=$!
+  for _ in $(seq 1 300); do
+    k get "$resource" "$name" -n "$ns" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  k patch "$resource" "$name" -n "$ns" --subresource=status --type=merge -p "$status" >/dev/null ||
+    fail "$label: no $resource $name to complete"
+  wait "$pid" || true
+  checks=$((checks + 1))
+  [ "$(cat "$tmp/$name.rc")" = 0 ] || fail "$label: exit $(cat "$tmp/$name.rc"), want 0: $(cat "$tmp/$name.err")"
+}
 
 # --- kubectl-etcd-view over port-forward: the admin's exit code, and 0.
 for cmd in status health; do
@@ -108,28 +127,13 @@ denied "view minus create pods/portforward: status" create pods/portforward \
 # --- kubectl-etcd-snapshot-cr: the EtcdSnapshot created by the user; the
 # test writes the terminal status the operator's controller would.
 snapshots=etcdsnapshots.etcd-operator.cozystack.io
-(
-  set +e
-  env KUBECONFIG="$snap" "$KUBECTL_ETCD" snapshot save --via-cr --name "s1" --pvc backups -o json --timeout 60s \
-    -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct >"$tmp/snap.out" 2>"$tmp/snap.err"
-  echo $? >"$tmp/snap.rc"
-) &
-snap_pid=$!
-for _ in $(seq 1 300); do
-  k get "$snapshots" s1 -n "$ns" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-k patch "$snapshots" s1 -n "$ns" --subresource=status --type=merge -p '{"status":{"phase":"Complete",
+via_cr "snap: snapshot save --via-cr" "$snapshots" s1 '{"status":{"phase":"Complete",
   "artifact":{"uri":"file:///snapshot/data/s1.db","sizeBytes":20512,"checksum":"sha256:ab"},
   "conditions":[{"type":"Ready","status":"True","reason":"SnapshotStored","message":"stored",
-  "lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null || fail "snap: no EtcdSnapshot s1 to complete"
-wait "$snap_pid" || true
-checks=$((checks + 1))
-if [ "$(cat "$tmp/snap.rc")" != 0 ]; then
-  fail "snap: snapshot save --via-cr: exit $(cat "$tmp/snap.rc"), want 0: $(cat "$tmp/snap.err")"
-else
-  same "snap: the verdict" "$(json_field "$tmp/snap.out" phase)" Complete
-fi
+  "lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' \
+  env KUBECONFIG="$snap" "$KUBECTL_ETCD" snapshot save --via-cr --name s1 --pvc backups -o json --timeout 60s \
+  -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
+same "snap: the verdict" "$(json_field "$tmp/s1.out" phase 2>/dev/null)" Complete
 same "snap: the EtcdSnapshot's cluster" \
   "$(k get "$snapshots" s1 -n "$ns" -o jsonpath='{.spec.clusterRef.name}/{.spec.destination.pvc.claimName}')" etcd/backups
 denied "snapshot-cr minus create etcdsnapshots: snapshot save --via-cr" create etcdsnapshots \
@@ -153,22 +157,9 @@ same "report minus: nothing written" "$(ls "$tmp" | grep -c '^bundle-minus' || t
 # --- kubectl-etcd-defrag-cr: the EtcdDefrag created by the user; the test
 # writes the terminal status the operator's controller would.
 defrags=etcddefrags.etcd-operator.cozystack.io
-(
-  set +e
+via_cr "defrag-cr: defrag --via-cr" "$defrags" d1 '{"status":{"phase":"Complete","defragmented":0,"members":[]}}' \
   env KUBECONFIG="$dfr" "$KUBECTL_ETCD" defrag --via-cr --name d1 -o json --timeout 60s \
-    -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct >"$tmp/dfr.out" 2>"$tmp/dfr.err"
-  echo $? >"$tmp/dfr.rc"
-) &
-dfr_pid=$!
-for _ in $(seq 1 300); do
-  k get "$defrags" d1 -n "$ns" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-k patch "$defrags" d1 -n "$ns" --subresource=status --type=merge -p '{"status":{"phase":"Complete",
-  "defragmented":0,"members":[]}}' >/dev/null || fail "defrag-cr: no EtcdDefrag d1 to complete"
-wait "$dfr_pid" || true
-checks=$((checks + 1))
-[ "$(cat "$tmp/dfr.rc")" = 0 ] || fail "defrag-cr: defrag --via-cr: exit $(cat "$tmp/dfr.rc"), want 0: $(cat "$tmp/dfr.err")"
+  -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
 same "defrag-cr: the EtcdDefrag's cluster" "$(k get "$defrags" d1 -n "$ns" -o jsonpath='{.spec.clusterRef.name}')" etcd
 denied "defrag-cr minus create etcddefrags: defrag --via-cr" create etcddefrags \
   env KUBECONFIG="$dfr_minus" "$KUBECTL_ETCD" defrag --via-cr --name d2 --timeout 10s \
