@@ -22,7 +22,7 @@
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
-#include "kube/pod_status.h"
+#include "kube/conditions.h"
 #include "kube/status_error.h"
 #include "operator/meta.h"
 #include "operator/names.h"
@@ -314,7 +314,7 @@ class Runner {
       }
       auto pod = get_opt(kube::resources::pods, adding());
       if (!pod) return std::move(pod).error();
-      if (pod->is_null() || !kube::pod_ready(*pod)) return std::optional<Answer>();
+      if (pod->is_null() || !kube::condition_true(*pod, "Ready")) return std::optional<Answer>();
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
       auto l = members_now();
@@ -547,7 +547,7 @@ class Runner {
     if (!node.empty()) {
       auto n = kube_.get(kube::resources::nodes, "", node);
       if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
-      if (n && kube::pod_ready(*n)) return Answer::already("Node " + node + " is Ready: its kubelet finishes the deletion");
+      if (n && kube::condition_true(*n, "Ready")) return Answer::already("Node " + node + " is Ready: its kubelet finishes the deletion");
     }
     kube::DeleteOptions d;
     d.precondition_uid = base::string_at(*pod, "/metadata/uid");
@@ -605,7 +605,7 @@ class Runner {
                   auto pod = get_opt(kube::resources::pods, plan_.member);
                   if (!pod) return std::move(pod).error();
                   if (pod->is_null() || base::string_at(*pod, "/metadata/uid") == plan_.pod_uid ||
-                      pod->contains("/metadata/deletionTimestamp"_json_pointer) || !kube::pod_ready(*pod)) {
+                      pod->contains("/metadata/deletionTimestamp"_json_pointer) || !kube::condition_true(*pod, "Ready")) {
                     return std::optional<Answer>();
                   }
                   return std::optional<Answer>(Answer::did("Pod " + base::string_at(*pod, "/metadata/uid")));
@@ -875,7 +875,7 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
       if (node.empty() || st.node_ready.count(node)) continue;
       auto n = kube.get(kube::resources::nodes, "", node);
       if (!n && !kube::is_not_found(n.error())) return std::move(n).error();
-      st.node_ready[node] = n && kube::pod_ready(*n);
+      st.node_ready[node] = n && kube::condition_true(*n, "Ready");
     }
   }
   st.operator_state = operator_state(kube, env.operator_deployment.empty() ? std::string(op::kDefaultNewController)

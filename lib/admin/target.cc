@@ -8,8 +8,8 @@
 #include "etcd/member_id.h"
 #include "kube/base64.h"
 #include "kube/client.h"
+#include "kube/conditions.h"
 #include "kube/local_forward.h"
-#include "kube/pod_status.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -141,7 +141,7 @@ std::vector<MemberTarget> member_targets(const json& cluster, const json& member
     } else if (std::string ip = base::string_at(*it->second, "/status/podIP"); ip.empty()) {
       t.problem = "pod \"" + t.name + "\" has no IP";
     } else {
-      t.pod_ready = kube::pod_ready(*it->second);
+      t.pod_ready = kube::condition_true(*it->second, "Ready");
       std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
       t.endpoint = scheme + "://" + host + ":" + std::to_string(op::kClientPort);
     }

@@ -41,4 +41,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
 }  // namespace base

@@ -1,5 +1,7 @@
 #include "kube/watch.h"
 
+#include "kube/conditions.h"
+
 namespace kube {
 
 bool WatchDecoder::feed(std::string_view bytes, const std::function<bool(WatchEvent&&)>& on_event) {
@@ -37,13 +39,7 @@ ObjectPredicate exists() {
 
 ObjectPredicate condition_is(std::string type, std::string status) {
   return [type = std::move(type), status = std::move(status)](const nlohmann::json* o) {
-    if (o == nullptr) return false;
-    auto ptr = nlohmann::json::json_pointer("/status/conditions");
-    if (!o->contains(ptr) || !(*o)[ptr].is_array()) return false;
-    for (const auto& c : (*o)[ptr]) {
-      if (c.is_object() && c.value("type", "") == type) return c.value("status", "") == status;
-    }
-    return false;
+    return o != nullptr && condition_status(*o, type) == status;
   };
 }
 

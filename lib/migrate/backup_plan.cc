@@ -1,6 +1,8 @@
 #include "migrate/backup_plan.h"
 
 #include "base/json_at.h"
+#include "base/text.h"
+#include "kube/conditions.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 #include "output/yaml_emit.h"
@@ -22,30 +24,15 @@ const char* action_name(BackupAction a) {
   return "Error";
 }
 
-namespace {
-
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
-
-bool condition_true(const json& object, const char* type) {
-  const json* conds = base::find_at(object, "/status/conditions");
-  if (conds == nullptr || !conds->is_array()) return false;
-  for (const auto& c : *conds) {
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 LegacyBackupState legacy_backup_state(const json& backup) {
   const json* snapshot = base::find_at(backup, "/status/snapshot");
   std::string phase = base::string_at(backup, "/status/phase");
   if ((snapshot != nullptr && snapshot->is_object() && !snapshot->empty()) || phase == "Succeeded" ||
-      phase == "Completed" || condition_true(backup, "Complete") || condition_true(backup, "Completed") ||
-      condition_true(backup, "Succeeded")) {
+      phase == "Completed" || kube::condition_true(backup, "Complete") || kube::condition_true(backup, "Completed") ||
+      kube::condition_true(backup, "Succeeded")) {
     return LegacyBackupState::Completed;
   }
-  if (phase == "Failed" || condition_true(backup, "Failed")) return LegacyBackupState::Failed;
+  if (phase == "Failed" || kube::condition_true(backup, "Failed")) return LegacyBackupState::Failed;
   return LegacyBackupState::Pending;
 }
 
@@ -107,21 +94,21 @@ BackupPlan plan_backup(const json& backup, bool snapshot_exists, ClusterState cl
   }
   if (cluster == ClusterState::NotAdopted) {
     plan.action = BackupAction::Wait;
-    plan.verdicts.push_back({"N8", "its cluster " + quote(plan.cluster) +
+    plan.verdicts.push_back({"N8", "its cluster " + base::quoted(plan.cluster) +
                                        " is not adopted (yet): the backup is converted by the run that adopts it"});
     return plan;
   }
   if (snapshot_exists) {
     plan.action = BackupAction::Skip;
     plan.deletes_legacy = true;
-    plan.verdicts.push_back({"N9", "the EtcdSnapshot " + quote(plan.name) +
+    plan.verdicts.push_back({"N9", "the EtcdSnapshot " + base::quoted(plan.name) +
                                        " exists already: only deleting the legacy EtcdBackup remains"});
     return plan;
   }
   plan.action = BackupAction::Create;
   plan.deletes_legacy = true;
   plan.verdicts.push_back({"N8", "the EtcdSnapshot runs once the new operator is started and the cluster " +
-                                     quote(plan.cluster) + " exists under the new API"});
+                                     base::quoted(plan.cluster) + " exists under the new API"});
   plan.objects.push_back({{"apiVersion", std::string(op::kApiVersion)},
                           {"kind", std::string(op::kKindEtcdSnapshot)},
                           {"metadata", {{"name", plan.name}, {"namespace", plan.ns}}},

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/json_at.h"
+#include "base/text.h"
 #include "migrate/service_exposure.h"
 #include "migrate/translate.h"
 #include "operator/meta.h"
@@ -29,8 +30,6 @@ ojson member_owner_reference(const std::string& cluster, const std::string& clus
 
 namespace {
 
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
-
 // docs/rules.md#only-our-own-objects: an existing new-API EtcdCluster is ours only with our marker for this
 // legacy UID and, once prefilled, the same cluster ID.
 void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, ClusterPlan& plan) {
@@ -43,11 +42,11 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
     cluster_uid = base::string_at(nc, "/metadata/uid");
     if (marker != legacy.uid) {
       plan.verdicts.push_back(
-          {"B17", "an EtcdCluster " + quote(legacy.name) + " of the new API already exists without this tool's marker " +
+          {"B17", "an EtcdCluster " + base::quoted(legacy.name) + " of the new API already exists without this tool's marker " +
                       std::string(op::kAnnAdoptedFrom) + "=" + legacy.uid +
                       " (a native cluster or another adoption); refusing to adopt into it"});
     } else if (!id.empty() && !facts.cluster_id.empty() && id != facts.cluster_id) {
-      plan.verdicts.push_back({"B17", "the existing EtcdCluster " + quote(legacy.name) + " records cluster ID " + id +
+      plan.verdicts.push_back({"B17", "the existing EtcdCluster " + base::quoted(legacy.name) + " records cluster ID " + id +
                                           " but etcd reports " + facts.cluster_id + "; refusing to adopt into it"});
     } else {
       cluster_ok = true;
@@ -64,11 +63,11 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
       if (m.name == name) live_id = m.id;
     }
     if (!ours) {
-      plan.verdicts.push_back({"B17", "an EtcdMember " + quote(name) +
+      plan.verdicts.push_back({"B17", "an EtcdMember " + base::quoted(name) +
                                           " already exists and is not controlled by this tool's adopted EtcdCluster " +
-                                          quote(legacy.name) + "; refusing to take it over"});
+                                          base::quoted(legacy.name) + "; refusing to take it over"});
     } else if (!id.empty() && !live_id.empty() && id != live_id) {
-      plan.verdicts.push_back({"B17", "the existing EtcdMember " + quote(name) + " records member ID " + id +
+      plan.verdicts.push_back({"B17", "the existing EtcdMember " + base::quoted(name) + " records member ID " + id +
                                           " but etcd reports " + live_id + " for that name"});
     }
   }
@@ -84,8 +83,8 @@ void check_service_c(const op::LegacyCluster& legacy, const ClusterFacts& facts,
                 ctrl->value("kind", "") == op::kKindEtcdCluster && ctrl->value("name", "") == legacy.name &&
                 ctrl->value("apiVersion", "") == op::kApiVersion;
   if (!native) {
-    plan.verdicts.push_back({"B18", "a Service " + quote(legacy.name) + " exists in namespace " + quote(legacy.ns) +
-                                        " that is neither the legacy client Service " + quote(legacy.client_service()) +
+    plan.verdicts.push_back({"B18", "a Service " + base::quoted(legacy.name) + " exists in namespace " + base::quoted(legacy.ns) +
+                                        " that is neither the legacy client Service " + base::quoted(legacy.client_service()) +
                                         " nor the headless one; the new operator needs that name for its headless "
                                         "Service: rename or remove it"});
   }
@@ -106,17 +105,17 @@ void check_client_service(const op::LegacyCluster& legacy, const ClusterFacts& f
   plan.client_service_exposure = e.describe();
   if (!named_c) return;  // N14, among the notes of an Adopt plan
   if (options.replace_client_service) {
-    plan.verdicts.push_back({"W21", "the legacy client Service " + quote(cs) + ", " + plan.client_service_exposure +
+    plan.verdicts.push_back({"W21", "the legacy client Service " + base::quoted(cs) + ", " + plan.client_service_exposure +
                                         ", is replaced by the operator's headless Service of the same name "
                                         "(--replace-client-service): its external address is released and clients "
                                         "that use it lose the cluster"});
   } else {
     plan.verdicts.push_back(
-        {"B20", "the legacy client Service " + quote(cs) + " is " + plan.client_service_exposure +
-                    "; the operator needs the name " + quote(c) +
+        {"B20", "the legacy client Service " + base::quoted(cs) + " is " + plan.client_service_exposure +
+                    "; the operator needs the name " + base::quoted(c) +
                     " for its headless Service, so the adoption would replace it and release its external address: "
                     "move its clients to the operator's client Service " +
-                    quote(op::native_client_service(c)) +
+                    base::quoted(op::native_client_service(c)) +
                     " (or a Service of your own selecting the pods) first, or accept the replacement with "
                     "--replace-client-service"});
   }
@@ -126,7 +125,7 @@ void check_live(const op::LegacyCluster& legacy, const ClusterFacts& facts, bool
   for (const auto& m : facts.members) {
     if (m.is_learner) {
       // A learner added but never started has no name yet: its ID names it.
-      std::string who = m.name.empty() ? "member " + m.id + " (no name yet)" : "member " + quote(m.name) + " (" + m.id + ")";
+      std::string who = m.name.empty() ? "member " + m.id + " (no name yet)" : "member " + base::quoted(m.name) + " (" + m.id + ")";
       plan.verdicts.push_back({"B9", who + " is a learner; the legacy operator never made learners: promote or remove it first"});
     }
   }
@@ -137,9 +136,9 @@ void check_live(const op::LegacyCluster& legacy, const ClusterFacts& facts, bool
     }
     auto it = facts.pods.find(m.name);
     if (it == facts.pods.end()) {
-      plan.verdicts.push_back({"B10", "member " + quote(m.name) + " has no pod of the same name"});
+      plan.verdicts.push_back({"B10", "member " + base::quoted(m.name) + " has no pod of the same name"});
     } else if (!it->second.running || !it->second.ready || it->second.deleting) {
-      plan.verdicts.push_back({"B10", "the pod of member " + quote(m.name) + " is not Running and Ready" +
+      plan.verdicts.push_back({"B10", "the pod of member " + base::quoted(m.name) + " is not Running and Ready" +
                                           std::string(it->second.deleting ? " (it is being deleted)" : "") +
                                           "; wait until it is"});
     }
@@ -151,10 +150,10 @@ void check_live(const op::LegacyCluster& legacy, const ClusterFacts& facts, bool
     auto it = facts.pvcs.find(m.name);
     if (it == facts.pvcs.end() || !it->second.found) {
       std::string why = it != facts.pvcs.end() && !it->second.error.empty() ? it->second.error : "not found";
-      plan.verdicts.push_back({"B11", "PVC " + quote(pvc) + " of member " + quote(m.name) + ": " + why});
+      plan.verdicts.push_back({"B11", "PVC " + base::quoted(pvc) + " of member " + base::quoted(m.name) + ": " + why});
     } else if (!it->second.controller_kind.empty() && it->second.controller_kind != op::kKindEtcdMember) {
-      plan.verdicts.push_back({"B12", "PVC " + quote(pvc) + " is controlled by " + it->second.controller_kind + " " +
-                                          quote(it->second.controller_name) + "; refusing to take it over"});
+      plan.verdicts.push_back({"B12", "PVC " + base::quoted(pvc) + " is controlled by " + it->second.controller_kind + " " +
+                                          base::quoted(it->second.controller_name) + "; refusing to take it over"});
     }
   }
   (void)legacy;
@@ -188,18 +187,18 @@ void add_notes(const op::LegacyCluster& legacy, const PlanOptions& options, Clus
   plan.verdicts.push_back({"N4", "members carry " + std::string(op::kAnnHeadlessServiceName) + "=" + hl +
                                      " so the operator's URLs match the adopted pods' DNS names; it disappears as "
                                      "members are replaced"});
-  plan.verdicts.push_back({"N5", "the legacy headless Service " + quote(hl) +
+  plan.verdicts.push_back({"N5", "the legacy headless Service " + base::quoted(hl) +
                                      " is owner-referenced to the adopted members and is garbage-collected once the "
                                      "last of them is replaced"});
   if (cs == c) {
-    plan.verdicts.push_back({"N6", "the legacy client Service " + quote(cs) +
+    plan.verdicts.push_back({"N6", "the legacy client Service " + base::quoted(cs) +
                                        " is replaced in place by the native headless Service of the same name: "
                                        "DNS-name clients keep working, ClusterIP-dependent ones do not"});
   } else {
-    plan.verdicts.push_back({"N6", "the legacy client Service " + quote(cs) +
+    plan.verdicts.push_back({"N6", "the legacy client Service " + base::quoted(cs) +
                                        " keeps serving (the pods keep the legacy labels) and gets a non-controller "
                                        "owner reference to the new EtcdCluster; the native headless Service " +
-                                       quote(c) + (hl == c ? " is the legacy headless Service, kept" : " is created")});
+                                       base::quoted(c) + (hl == c ? " is the legacy headless Service, kept" : " is created")});
   }
   if (cs != c && !plan.client_service_exposure.empty()) {
     std::string takeover;
@@ -207,12 +206,12 @@ void add_notes(const op::LegacyCluster& legacy, const PlanOptions& options, Clus
       takeover = "; its name is the operator's own client Service's: the operator takes it over, setting its "
                  "selector and its port \"client\" and leaving the rest as it is";
     }
-    plan.verdicts.push_back({"N14", "the legacy client Service " + quote(cs) + ", " + plan.client_service_exposure +
+    plan.verdicts.push_back({"N14", "the legacy client Service " + base::quoted(cs) + ", " + plan.client_service_exposure +
                                         ", is kept as it is (type, ports, class and addresses) and owned by the new "
                                         "EtcdCluster, so it is collected with it" + takeover});
   }
   if (plan.resume) {
-    plan.verdicts.push_back({"N7", "an earlier run's EtcdCluster " + quote(c) +
+    plan.verdicts.push_back({"N7", "an earlier run's EtcdCluster " + base::quoted(c) +
                                        " exists: every step runs again and finishes what is left"});
   }
 }

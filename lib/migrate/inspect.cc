@@ -11,6 +11,7 @@
 #include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
+#include "kube/conditions.h"
 #include "operator/names.h"
 
 namespace migrate {
@@ -31,15 +32,6 @@ bool looks_like_pem_cert(const std::string& s) { return s.find("-----BEGIN CERTI
 
 base::Error secret_error(const std::string& ns, const std::string& name, const std::string& what) {
   return base::make_error(base::ErrorKind::Failed, what, "secret \"" + ns + "/" + name + "\"");
-}
-
-bool condition_true(const json& pod, const char* type) {
-  const json* conds = base::find_at(pod, "/status/conditions");
-  if (conds == nullptr || !conds->is_array()) return false;
-  for (const auto& c : *conds) {
-    if (c.value("type", "") == type) return c.value("status", "") == "True";
-  }
-  return false;
 }
 
 // A TLS verification failure is worth one retry with the Service's name (docs/rules.md#legacy-tls-material).
@@ -95,7 +87,7 @@ std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inve
       continue;
     }
     std::string ip = base::string_at(pod, "/status/podIP");
-    if (ip.empty() || base::string_at(pod, "/status/phase") != "Running" || !condition_true(pod, "Ready") ||
+    if (ip.empty() || base::string_at(pod, "/status/phase") != "Running" || !kube::condition_true(pod, "Ready") ||
         base::find_at(pod, "/metadata/deletionTimestamp") != nullptr) {
       continue;
     }
@@ -155,7 +147,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     PodFact f;
     f.uid = base::string_at(pod, "/metadata/uid");
     f.running = base::string_at(pod, "/status/phase") == "Running";
-    f.ready = condition_true(pod, "Ready");
+    f.ready = kube::condition_true(pod, "Ready");
     f.deleting = base::find_at(pod, "/metadata/deletionTimestamp") != nullptr;
     facts.pods[name] = f;
   }

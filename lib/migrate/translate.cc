@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/json_at.h"
+#include "base/text.h"
 #include "operator/names.h"
 #include "operator/quantity.h"
 #include "operator/release_owner.h"
@@ -56,14 +57,12 @@ bool present(const json* v) {
   return true;
 }
 
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
-
 void add(SpecTranslation& t, const char* id, std::string message) { t.verdicts.push_back({id, std::move(message)}); }
 
 std::string translate_version(const op::LegacyCluster& legacy, const PlanOptions& options, SpecTranslation& t) {
   if (!options.version_override.empty()) {
     if (!is_semver_triplet(options.version_override)) {
-      add(t, "B2", "--version " + quote(options.version_override) +
+      add(t, "B2", "--version " + base::quoted(options.version_override) +
                        " is not an etcd version of the form X.Y.Z (digits only, no leading v)");
       return {};
     }
@@ -79,8 +78,8 @@ std::string translate_version(const op::LegacyCluster& legacy, const PlanOptions
   std::string tag = colon == std::string::npos ? std::string() : image.substr(colon + 1);
   std::string version = tag.rfind('v', 0) == 0 ? tag.substr(1) : tag;
   if (tag.empty() || !is_semver_triplet(version)) {
-    add(t, "B3", "cannot read an etcd version X.Y.Z from image " + quote(image) +
-                     (tag.empty() ? " (no tag)" : " (tag " + quote(tag) + ")") +
+    add(t, "B3", "cannot read an etcd version X.Y.Z from image " + base::quoted(image) +
+                     (tag.empty() ? " (no tag)" : " (tag " + base::quoted(tag) + ")") +
                      "; pass --version X.Y.Z with the version the pods run");
     return {};
   }
@@ -107,7 +106,7 @@ long long translate_storage(const op::LegacyCluster& legacy, SpecTranslation& t)
     return 0;
   }
   if (legacy.claim_name_is_custom()) {
-    add(t, "B15", "spec.storage.volumeClaimTemplate.metadata.name is " + quote(legacy.claim_name()) +
+    add(t, "B15", "spec.storage.volumeClaimTemplate.metadata.name is " + base::quoted(legacy.claim_name()) +
                       ": the new operator only uses PVCs named data-<member>, so these PVCs cannot be adopted in place");
   }
   ojson storage = ojson::object();
@@ -262,21 +261,21 @@ void translate_options(const op::LegacyCluster& legacy, long long storage_bytes,
     if (key == "quota-backend-bytes" || key == "snapshot-count") {
       long long v = 0;
       if (!parse_int64_strict(value, v)) {
-        add(t, "B6", "spec.options " + key + "=" + quote(value) +
+        add(t, "B6", "spec.options " + key + "=" + base::quoted(value) +
                          " is not a base-10 integer (no units, spaces or underscores); fix the option first");
         continue;
       }
       options[key == "snapshot-count" ? "snapshotCount" : "quotaBackendBytes"] = v;
     } else if (key == "auto-compaction-mode") {
       if (value != "periodic" && value != "revision") {
-        add(t, "B7", "spec.options auto-compaction-mode=" + quote(value) + " must be periodic or revision");
+        add(t, "B7", "spec.options auto-compaction-mode=" + base::quoted(value) + " must be periodic or revision");
         continue;
       }
       options["autoCompactionMode"] = value;
     } else if (key == "auto-compaction-retention") {
       if (!value.empty()) options["autoCompactionRetention"] = value;
     } else {
-      unknown += (unknown.empty() ? "" : ", ") + key + "=" + quote(value);
+      unknown += (unknown.empty() ? "" : ", ") + key + "=" + base::quoted(value);
     }
   }
   if (!unknown.empty()) {
@@ -318,12 +317,12 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
     member_tls["clientServerSecretRef"] = {{"name", s}};
     if (!c.empty()) member_tls["clientMTLS"] = true;
     if (!sca.empty() && sca != s) {
-      add(t, "W8", "serverTrustedCASecret " + quote(sca) + " is dropped: copy its ca.crt into Secret " + quote(s) +
+      add(t, "W8", "serverTrustedCASecret " + base::quoted(sca) + " is dropped: copy its ca.crt into Secret " + base::quoted(s) +
                        " before starting the operator (v1alpha2 reads the client-plane CA from the server Secret's ca.crt)");
     }
     if (!cca.empty() && cca != s) {
-      add(t, "W9", "clientTrustedCASecret " + quote(cca) + " is dropped: v1alpha2 uses the ca.crt of Secret " + quote(s) +
-                       " as etcd's trusted client CA; merge the CA of " + quote(cca) + " into it if client certificates are signed by it");
+      add(t, "W9", "clientTrustedCASecret " + base::quoted(cca) + " is dropped: v1alpha2 uses the ca.crt of Secret " + base::quoted(s) +
+                       " as etcd's trusted client CA; merge the CA of " + base::quoted(cca) + " into it if client certificates are signed by it");
     }
   } else if (!c.empty() || !sca.empty() || !cca.empty()) {
     add(t, "W10", "clientSecret/serverTrustedCASecret/clientTrustedCASecret without serverSecret are dropped "
@@ -333,10 +332,10 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
     tls["peer"] = {{"secretRef", {{"name", p}}}};
     member_tls["peerSecretRef"] = {{"name", p}};
     if (!pca.empty() && pca != p) {
-      add(t, "W11", "peerTrustedCASecret " + quote(pca) + " is dropped: copy its ca.crt into Secret " + quote(p));
+      add(t, "W11", "peerTrustedCASecret " + base::quoted(pca) + " is dropped: copy its ca.crt into Secret " + base::quoted(p));
     }
   } else {
-    if (!pca.empty()) add(t, "W12", "peerTrustedCASecret " + quote(pca) + " without peerSecret is dropped");
+    if (!pca.empty()) add(t, "W12", "peerTrustedCASecret " + base::quoted(pca) + " without peerSecret is dropped");
     // docs/rules.md#translation: the legacy operator ran --peer-auto-tls without a peer Secret.
     std::vector<const LiveMember*> sorted;
     for (const auto& m : members) sorted.push_back(&m);
@@ -377,17 +376,17 @@ void translate_auth(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
   if (!options.auth_secret.empty()) {
     t.root_secret = options.auth_secret;
     if (facts.auth_secret == ClusterFacts::AuthSecret::Missing) {
-      add(t, "B19", "--auth-secret " + quote(options.auth_secret) + " does not exist in namespace " + quote(legacy.ns) +
+      add(t, "B19", "--auth-secret " + base::quoted(options.auth_secret) + " does not exist in namespace " + base::quoted(legacy.ns) +
                         "; create it (type kubernetes.io/basic-auth, key password) or leave the flag out to generate one");
     } else if (facts.auth_secret == ClusterFacts::AuthSecret::NoPassword) {
-      add(t, "B19", "--auth-secret " + quote(options.auth_secret) + " in namespace " + quote(legacy.ns) +
+      add(t, "B19", "--auth-secret " + base::quoted(options.auth_secret) + " in namespace " + base::quoted(legacy.ns) +
                         " has no non-empty key password; add one or leave the flag out to generate a Secret");
     }
   } else {
     t.root_secret = op::root_credentials_secret(legacy.name);
     t.generate_root_secret = !facts.root_secret_exists;
-    add(t, "N1", (facts.root_secret_exists ? "the root credentials Secret " + quote(t.root_secret) + " exists and is kept"
-                                           : "a root credentials Secret " + quote(t.root_secret) +
+    add(t, "N1", (facts.root_secret_exists ? "the root credentials Secret " + base::quoted(t.root_secret) + " exists and is kept"
+                                           : "a root credentials Secret " + base::quoted(t.root_secret) +
                                                  " is generated (password never shown)") +
                      "; point etcd consumers (e.g. a Kamaji DataStore's basicAuth) at it");
   }
@@ -415,11 +414,11 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
 
   if (base::find_at(spec, "/serviceTemplate") != nullptr) {
     add(t, "W4", "spec.serviceTemplate is dropped: the operator owns the client Service, named " +
-                     quote(op::native_client_service(legacy.name)));
+                     base::quoted(op::native_client_service(legacy.name)));
   }
   if (base::find_at(spec, "/headlessServiceTemplate") != nullptr) {
     add(t, "W5", "spec.headlessServiceTemplate is dropped: the operator owns the headless Service, named " +
-                     quote(legacy.name));
+                     base::quoted(legacy.name));
   }
   if (base::find_at(spec, "/podDisruptionBudgetTemplate") != nullptr) {
     add(t, "W6", "spec.podDisruptionBudgetTemplate is dropped: the operator creates its own PDB with "

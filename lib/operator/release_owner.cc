@@ -1,6 +1,7 @@
 #include "operator/release_owner.h"
 
 #include "base/json_at.h"
+#include "base/text.h"
 #include "operator/legacy_cluster.h"
 #include "operator/meta.h"
 #include "operator/names.h"
@@ -24,14 +25,12 @@ std::string flux_value(const nlohmann::json& object, std::string_view key) {
   return v.empty() ? annotation(object, key) : v;
 }
 
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
-
 }  // namespace
 
 std::string ReleaseOwner::describe() const {
-  std::string out = helm_release.empty() ? "a Helm release" : "Helm release " + quote(helm_release);
-  if (!helm_namespace.empty()) out += " in namespace " + quote(helm_namespace);
-  if (flux()) out += " (Flux HelmRelease " + quote(flux_namespace + "/" + flux_name) + ")";
+  std::string out = helm_release.empty() ? "a Helm release" : "Helm release " + base::quoted(helm_release);
+  if (!helm_namespace.empty()) out += " in namespace " + base::quoted(helm_namespace);
+  if (flux()) out += " (Flux HelmRelease " + base::quoted(flux_namespace + "/" + flux_name) + ")";
   return out;
 }
 

@@ -30,3 +30,9 @@ TEST_CASE("join puts the separator between parts, also around empty ones") {
   CHECK(base::join({"", "b"}, ":") == ":b");
   CHECK(base::join({"a", ""}, ":") == "a:");
 }
+
+TEST_CASE("quoted puts double quotes around a name, empty included") {
+  CHECK(base::quoted("etcd-0") == "\"etcd-0\"");
+  CHECK(base::quoted("") == "\"\"");
+  CHECK(base::quoted("ns/name") == "\"ns/name\"");
+}
