@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -206,34 +208,97 @@ inline void finish_cr(const NativeCluster& c, const std::string& resource, const
   c.kubectl({"patch", resource, name, "--subresource=status", "--type=merge", "-p", status});
 }
 
-// Runs kubectl-etcd in the background; collect() waits and returns its result.
-struct Background {
-  pid_t pid = 0;
-  std::string out_path, err_path;
-  Background(std::vector<std::string> args, const std::string& dir) : out_path(dir + "/out"), err_path(dir + "/err") {
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A program in the background, stdout and stderr to files in `dir`;
+// collect() waits for it (a test that ends early kills it).
+class Background {
+ public:
+  Background(std::vector<std::string> args, const std::string& dir,
+             const std::vector<std::string>& extra_env = {})
+      : out_path_(dir + "/stdout"), err_path_(dir + "/stderr") {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_store;
+    for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
+    env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
+    std::vector<char*> envp;
+    for (auto& e : env_store) envp.push_back(e.data());
+    envp.push_back(nullptr);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), envp.data()) == 0);
     posix_spawn_file_actions_destroy(&fa);
+    started_ = Clock::now();
   }
-  e2e::CommandResult collect() {
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
+  ~Background() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int st = 0;
+      ::waitpid(pid_, &st, 0);
+    }
+  }
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+
+  bool running() {
+    if (pid_ <= 0) return false;
+    int st = 0;
+    pid_t r = ::waitpid(pid_, &st, WNOHANG);
+    if (r == pid_) {
+      status_ = st;
+      pid_ = 0;
+      ended_ = Clock::now();
+      return false;
+    }
+    return true;
+  }
+  // Waits at most `limit`; a program still running then is killed and the test fails.
+  e2e::CommandResult collect(std::chrono::seconds limit = std::chrono::seconds(300)) {
+    auto deadline = Clock::now() + limit;
+    while (running() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (running()) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status_, 0);
+      pid_ = 0;
+      ended_ = Clock::now();
+      FAIL_CHECK("the program did not end within " << limit.count() << " s (killed)");
+    }
     e2e::CommandResult r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream o(out_path), e(err_path);
+    r.rc = WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
+    std::ifstream o(out_path_, std::ios::binary), e(err_path_, std::ios::binary);
     r.out.assign(std::istreambuf_iterator<char>(o), {});
     r.err.assign(std::istreambuf_iterator<char>(e), {});
     return r;
   }
+  double took() const { return std::chrono::duration<double>(ended_ - started_).count(); }
+
+ private:
+  pid_t pid_ = 0;
+  int status_ = 0;
+  std::string out_path_, err_path_;
+  Clock::time_point started_, ended_;
 };
 
-using Clock = std::chrono::steady_clock;
-inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+// The name of the member status reports as leader, asked up to 50 times
+// (a cluster just started or just after an election may have none yet).
+inline std::string leader_of(const NativeCluster& c) {
+  for (int i = 0; i < 50; ++i) {
+    auto st = c.tool({"status"}, {"-o", "json"});
+    if (st.rc == 0) {
+      const json doc = json::parse(st.out);
+      for (const auto& m : doc["members"]) {
+        if (m["role"] == "leader") return m["name"];
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  FAIL("no leader in status");
+  return {};
+}
 
 }  // namespace admin_e2e

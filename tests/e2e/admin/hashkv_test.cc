@@ -11,7 +11,7 @@ using namespace admin_e2e;
 
 namespace {
 
-const json* row_of(const json& doc, const std::string& member) {
+const json* hash_row(const json& doc, const std::string& member) {
   for (const auto& m : doc["members"]) {
     if (m["name"] == member) return &m;
   }
@@ -125,7 +125,7 @@ TEST_CASE("hashkv: a member restored from an older snapshot is named, exit 8") {
     r = c.tool({"hashkv"}, {"-o", "json"});
     if (!r.out.empty()) {
       doc = json::parse(r.out);
-      const json* v = row_of(doc, victim);
+      const json* v = hash_row(doc, victim);
       if (v != nullptr && (*v)["state"] != "error") break;
     }
     usleep(500000);
@@ -134,11 +134,11 @@ TEST_CASE("hashkv: a member restored from an older snapshot is named, exit 8") {
   CHECK(r.rc == 8);
   CHECK(doc["verdict"] == "inconsistent");
   CHECK(doc["differing"] == json::array({victim}));
-  const json* v = row_of(doc, victim);
+  const json* v = hash_row(doc, victim);
   REQUIRE(v != nullptr);
   CHECK((*v)["state"] == "differs");
-  CHECK((*row_of(doc, ms[0]))["hash"] == (*row_of(doc, ms[1]))["hash"]);
-  CHECK((*v)["hash"] != (*row_of(doc, ms[0]))["hash"]);
+  CHECK((*hash_row(doc, ms[0]))["hash"] == (*hash_row(doc, ms[1]))["hash"]);
+  CHECK((*v)["hash"] != (*hash_row(doc, ms[0]))["hash"]);
 
   // The table names it too, and check --consistency exits 8.
   auto t = c.tool({"hashkv"});

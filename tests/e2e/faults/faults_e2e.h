@@ -28,8 +28,10 @@ extern char** environ;
 
 namespace faults_e2e {
 
+using admin_e2e::Background;
 using admin_e2e::Clock;
 using admin_e2e::json;
+using admin_e2e::leader_of;
 using admin_e2e::NativeCluster;
 using admin_e2e::seconds_since;
 
@@ -60,21 +62,6 @@ inline pid_t member_pid(const NativeCluster& c, const std::string& m) {
   return pid;
 }
 
-inline std::string leader_of(const NativeCluster& c) {
-  for (int i = 0; i < 50; ++i) {
-    auto st = c.tool({"status"}, {"-o", "json"});
-    if (st.rc == 0) {
-      const json doc = json::parse(st.out);
-      for (const auto& m : doc["members"]) {
-        if (m["role"] == "leader") return m["name"];
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  FAIL("no leader in status");
-  return {};
-}
-
 // `megabytes` distinct values of 1 MB under /big/.
 inline void fill(etcd::Client& cl, int megabytes) {
   std::string value(1000 * 1000, 'v');
@@ -84,78 +71,6 @@ inline void fill(etcd::Client& cl, int megabytes) {
     REQUIRE_MESSAGE(r.ok(), r.error().one_line());
   }
 }
-
-// A program in the background, stdout and stderr to files in `dir`;
-// collect() waits for it (a test that ends early kills it).
-class Background {
- public:
-  Background(std::vector<std::string> args, const std::string& dir,
-             const std::vector<std::string>& extra_env = {})
-      : out_path_(dir + "/stdout"), err_path_(dir + "/stderr") {
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store;
-    for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
-    env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    REQUIRE(posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), envp.data()) == 0);
-    posix_spawn_file_actions_destroy(&fa);
-    started_ = Clock::now();
-  }
-  ~Background() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int st = 0;
-      ::waitpid(pid_, &st, 0);
-    }
-  }
-  Background(const Background&) = delete;
-  Background& operator=(const Background&) = delete;
-
-  bool running() {
-    if (pid_ <= 0) return false;
-    int st = 0;
-    pid_t r = ::waitpid(pid_, &st, WNOHANG);
-    if (r == pid_) {
-      status_ = st;
-      pid_ = 0;
-      ended_ = Clock::now();
-      return false;
-    }
-    return true;
-  }
-  // Waits at most `limit`; a program still running then is killed and the test fails.
-  e2e::CommandResult collect(std::chrono::seconds limit) {
-    auto deadline = Clock::now() + limit;
-    while (running() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (running()) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status_, 0);
-      pid_ = 0;
-      ended_ = Clock::now();
-      FAIL_CHECK("the program did not end within " << limit.count() << " s (killed)");
-    }
-    e2e::CommandResult r;
-    r.rc = WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
-    r.out = slurp(out_path_);
-    r.err = slurp(err_path_);
-    return r;
-  }
-  double took() const { return std::chrono::duration<double>(ended_ - started_).count(); }
-
- private:
-  pid_t pid_ = 0;
-  int status_ = 0;
-  std::string out_path_, err_path_;
-  Clock::time_point started_, ended_;
-};
 
 // Polls `ready` every few milliseconds for at most `limit`.
 inline bool wait_for(const std::function<bool()>& ready, std::chrono::milliseconds limit,

@@ -13,17 +13,6 @@ using namespace admin_e2e;
 
 namespace {
 
-std::string leader_of(const NativeCluster& c) {
-  auto st = c.tool({"status"}, {"-o", "json"});
-  REQUIRE_MESSAGE(st.rc == 0, st.err);
-  const json doc = parse(st);
-  for (const auto& m : doc["members"]) {
-    if (m["role"] == "leader") return m["name"];
-  }
-  FAIL("no leader in status");
-  return {};
-}
-
 const json& row_of(const json& doc, const std::string& name) {
   for (const auto& m : doc["members"]) {
     if (m["name"] == name) return m;

@@ -49,7 +49,10 @@ std::string supervisor_log(const e2e::OperatorCluster& c) {
 // Every object of `uids` still there with the same UID.
 void unchanged(const e2e::OperatorCluster& c, const std::map<std::string, std::string>& uids, const std::string& what) {
   const auto now = cluster_uids(c);
-  for (const auto& [obj, uid] : uids) {
+  for (const auto& entry : uids) {
+    // Named copies: doctest's INFO captures by reference, which a structured binding does not allow (clang).
+    const std::string& obj = entry.first;
+    const std::string& uid = entry.second;
     auto it = now.find(obj);
     INFO(what << ": " << obj << " " << uid);
     REQUIRE(it != now.end());

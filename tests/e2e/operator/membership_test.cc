@@ -19,14 +19,6 @@ std::string pod_uid(const e2e::OperatorCluster& c, const std::string& pod) {
   return e2e::kubectl({"-n", c.ns(), "get", "pod", pod, "-o", "jsonpath={.metadata.uid}"});
 }
 
-// The end of every step: the operator at rest, etcd equal to the EtcdMembers, check clean.
-void settled(const e2e::OperatorCluster& c, std::size_t want, const std::string& where) {
-  INFO(where);
-  CHECK(c.etcd_members().size() == want);
-  CHECK(c.membership_mismatch() == "");
-  c.check_clean(where);
-}
-
 // `member remove <victim> --wait`: when it returns etcd no longer lists the
 // victim and the operator has filled the gap with a new Ready voter; the
 // members that stay were not touched.
@@ -57,7 +49,7 @@ void remove_and_fill(e2e::OperatorCluster& c, const std::string& victim, const s
     CHECK(pod_uid(c, m) == uid);
   }
   CHECK(e2e::converged(c.ns(), c.name()));
-  settled(c, before.size(), what);
+  c.check_settled(before.size(), what);
 }
 
 }  // namespace
@@ -65,7 +57,7 @@ void remove_and_fill(e2e::OperatorCluster& c, const std::string& victim, const s
 TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the leader, roll, /scale") {
   e2e::OperatorCluster c("e2e-opmember", {});
   const std::size_t log_start = c.log_size();
-  settled(c, 3, "bootstrapped by the operator");
+  c.check_settled(3, "bootstrapped by the operator");
 
   // add --wait: returns only once the operator's learner is a promoted voter.
   const auto before = e2e::object_names(c.members());
@@ -86,7 +78,7 @@ TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the 
   CHECK_FALSE(added.empty());
   CHECK(add.out.find("member add " + added) != std::string::npos);  // the report names the operator's member
   CHECK(e2e::converged(c.ns(), c.name()));
-  settled(c, 4, "after member add --wait");
+  c.check_settled(4, "after member add --wait");
 
   // remove --wait of a follower, then of the leader.
   const std::string leader = c.leader();
@@ -111,14 +103,14 @@ TEST_CASE("operator-mediated add --wait, remove --wait of a follower and of the 
   CHECK(pod_uid(c, rolled) != uid);
   CHECK(c.etcd_ids().at(rolled) == id);
   c.wait_converged("the operator to report the rolled member Ready");
-  settled(c, 4, "after member roll");
+  c.check_settled(4, "after member roll");
 
   // spec.replicas through the /scale subresource, as `kubectl scale` does: the operator drops its newest member.
   e2e::kubectl({"-n", c.ns(), "scale", "etcdclusters.etcd-operator.cozystack.io", c.name(), "--replicas", "3"});
   CHECK(e2e::kubectl({"-n", c.ns(), "get", "etcdclusters.etcd-operator.cozystack.io", c.name(), "--subresource",
                       "scale", "-o", "jsonpath={.spec.replicas}"}) == "3");
   c.wait_converged("the operator to scale to 3 through /scale");
-  settled(c, 3, "after kubectl scale --replicas 3");
+  c.check_settled(3, "after kubectl scale --replicas 3");
 
   // Nothing we wrote made the operator complain.
   auto errors = c.operator_errors(log_start);

@@ -12,21 +12,10 @@
 
 using json = nlohmann::json;
 
-namespace {
-
-void settled(const e2e::OperatorCluster& c, std::size_t want, const std::string& where) {
-  INFO(where);
-  CHECK(c.etcd_members().size() == want);
-  CHECK(c.membership_mismatch() == "");
-  c.check_clean(where);
-}
-
-}  // namespace
-
 TEST_CASE("TLS: add --wait out of time exits 4 and the operator goes on; remove --wait of the leader; roll; /scale") {
   e2e::OperatorCluster c("e2e-opmtls", {.tls = true});
   const std::size_t log_start = c.log_size();
-  settled(c, 3, "bootstrapped by the operator with TLS");
+  c.check_settled(3, "bootstrapped by the operator with TLS");
 
   // Too short a budget: exit 4, the wait's last word on stderr, and the
   // operator completes the change it was handed.
@@ -36,7 +25,7 @@ TEST_CASE("TLS: add --wait out of time exits 4 and the operator goes on; remove 
   CHECK(add.err.find("timed out after 300ms waiting for the operator to add a member") != std::string::npos);
   CHECK(add.err.find("the operator goes on by itself") != std::string::npos);
   c.wait_converged("the operator to finish the add by itself");
-  settled(c, 4, "after the operator finished the add");
+  c.check_settled(4, "after the operator finished the add");
 
   // The leader goes next.
   const std::string leader = c.leader();
@@ -51,7 +40,7 @@ TEST_CASE("TLS: add --wait out of time exits 4 and the operator goes on; remove 
   CHECK(after.count(leader) == 0);
   CHECK(after.size() == 4);
   CHECK(c.leader() != leader);
-  settled(c, 4, "after member remove --wait of the leader");
+  c.check_settled(4, "after member remove --wait of the leader");
 
   const std::string rolled = *after.begin();
   const std::string uid = e2e::kubectl({"-n", c.ns(), "get", "pod", rolled, "-o", "jsonpath={.metadata.uid}"});
@@ -62,11 +51,11 @@ TEST_CASE("TLS: add --wait out of time exits 4 and the operator goes on; remove 
   CHECK(e2e::kubectl({"-n", c.ns(), "get", "pod", rolled, "-o", "jsonpath={.metadata.uid}"}) != uid);
   CHECK(c.etcd_ids().at(rolled) == id);
   c.wait_converged("the operator to report the rolled member Ready");
-  settled(c, 4, "after member roll");
+  c.check_settled(4, "after member roll");
 
   e2e::kubectl({"-n", c.ns(), "scale", "etcdclusters.etcd-operator.cozystack.io", c.name(), "--replicas", "3"});
   c.wait_converged("the operator to scale to 3 through /scale");
-  settled(c, 3, "after kubectl scale --replicas 3");
+  c.check_settled(3, "after kubectl scale --replicas 3");
 
   auto errors = c.operator_errors(log_start);
   INFO("operator errors: " << json(errors).dump(2));

@@ -174,6 +174,13 @@ std::string OperatorCluster::membership_mismatch() const {
   return out;
 }
 
+void OperatorCluster::check_settled(std::size_t want, const std::string& where) const {
+  INFO(where);
+  CHECK(etcd_members().size() == want);
+  CHECK(membership_mismatch() == "");
+  check_clean(where);
+}
+
 void OperatorCluster::check_clean(const std::string& where) const {
   auto r = tool({"check"});
   INFO(where << ": check: " << r.out << r.err);

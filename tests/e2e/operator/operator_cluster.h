@@ -59,6 +59,9 @@ class OperatorCluster {
   std::string membership_mismatch() const;
   // `kubectl-etcd check` exits 0 and reports no finding.
   void check_clean(const std::string& where) const;
+  // The end of a membership step: `want` members in etcd, equal to the
+  // EtcdMembers, and check clean.
+  void check_settled(std::size_t want, const std::string& where) const;
   // Waits until the operator reports the cluster converged (e2e::converged).
   // The bound covers a scale-up the operator makes one member at a time
   // (learner, catch-up, promotion) on a 2-core machine that runs other

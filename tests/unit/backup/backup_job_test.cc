@@ -27,7 +27,7 @@ void check_golden(const std::string& name, const nlohmann::ordered_json& got) {
   CHECK_MESSAGE(nlohmann::json::parse(got.dump()) == want, name << ":\n" << got.dump(2));
 }
 
-backup::BackupJobSpec base() {
+backup::BackupJobSpec plain_spec() {
   backup::BackupJobSpec s;
   s.ns = "prod";
   s.cluster = "etcd";
@@ -39,7 +39,7 @@ backup::BackupJobSpec base() {
 }  // namespace
 
 TEST_CASE("S3 with server and client TLS, a trusted-CA Secret, a custom client Service, --backup-timeout 45m") {
-  auto s = base();
+  auto s = plain_spec();
   s.client_service = "etcd-client-svc";
   s.timeout = std::chrono::minutes(45);
   s.server_secret = "etcd-server-tls";
@@ -50,7 +50,7 @@ TEST_CASE("S3 with server and client TLS, a trusted-CA Secret, a custom client S
 }
 
 TEST_CASE("PVC without TLS, the reference's default deadline, a cluster name too long for the reference") {
-  auto s = base();
+  auto s = plain_spec();
   s.cluster = std::string(40, 'e') + "-with-a-long-name";
   s.pvc = backup::BackupJobPvc{"backup-pvc", ""};
   auto job = backup::backup_job(s);
@@ -60,7 +60,7 @@ TEST_CASE("PVC without TLS, the reference's default deadline, a cluster name too
 }
 
 TEST_CASE("server TLS without a client Secret: CA only; S3 key and region empty but present") {
-  auto s = base();
+  auto s = plain_spec();
   s.timeout = std::chrono::seconds(90);
   s.server_secret = "etcd-server-tls";
   s.s3 = backup::BackupJobS3{"http://minio.minio.svc:9000", "b", "", "", false, "creds"};
@@ -70,7 +70,7 @@ TEST_CASE("server TLS without a client Secret: CA only; S3 key and region empty 
 }
 
 TEST_CASE("PVC wins when both destinations are given (the reference's rule)") {
-  auto s = base();
+  auto s = plain_spec();
   s.pvc = backup::BackupJobPvc{"pvc", "sub/dir"};
   s.s3 = backup::BackupJobS3{"https://s3", "b", "k", "r", false, "creds"};
   auto job = backup::backup_job(s);

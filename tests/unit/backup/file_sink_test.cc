@@ -14,10 +14,6 @@ namespace {
 
 using unit_test::TempDir;
 
-bool exists(const std::string& p) { return std::filesystem::exists(p); }
-
-std::string slurp(const std::string& p) { return unit_test::file_bytes(p); }
-
 void spit(const std::string& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
 }  // namespace
@@ -29,11 +25,11 @@ TEST_CASE("bytes go to <path>.part until commit renames it over <path>") {
   REQUIRE(sink.ok());
   REQUIRE((*sink)->write("hello ").ok());
   REQUIRE((*sink)->write("world").ok());
-  CHECK(exists(path + ".part"));
-  CHECK_FALSE(exists(path));
+  CHECK(std::filesystem::exists(path + ".part"));
+  CHECK_FALSE(std::filesystem::exists(path));
   REQUIRE((*sink)->commit().ok());
-  CHECK(slurp(path) == "hello world");
-  CHECK_FALSE(exists(path + ".part"));
+  CHECK(unit_test::file_bytes(path) == "hello world");
+  CHECK_FALSE(std::filesystem::exists(path + ".part"));
   CHECK((*sink)->bytes() == 11);
 }
 
@@ -61,8 +57,8 @@ TEST_CASE("abort removes the temporary file and keeps an older file untouched") 
   REQUIRE(sink.ok());
   REQUIRE((*sink)->write("new but partial").ok());
   (*sink)->abort();
-  CHECK_FALSE(exists(path + ".part"));
-  CHECK(slurp(path) == "old");
+  CHECK_FALSE(std::filesystem::exists(path + ".part"));
+  CHECK(unit_test::file_bytes(path) == "old");
 }
 
 TEST_CASE("a sink destroyed without commit leaves nothing behind") {
@@ -73,8 +69,8 @@ TEST_CASE("a sink destroyed without commit leaves nothing behind") {
     REQUIRE(sink.ok());
     REQUIRE((*sink)->write("partial").ok());
   }
-  CHECK_FALSE(exists(path + ".part"));
-  CHECK_FALSE(exists(path));
+  CHECK_FALSE(std::filesystem::exists(path + ".part"));
+  CHECK_FALSE(std::filesystem::exists(path));
 }
 
 TEST_CASE("commit replaces an existing file atomically") {
@@ -85,7 +81,7 @@ TEST_CASE("commit replaces an existing file atomically") {
   REQUIRE(sink.ok());
   REQUIRE((*sink)->write("new").ok());
   REQUIRE((*sink)->commit().ok());
-  CHECK(slurp(path) == "new");
+  CHECK(unit_test::file_bytes(path) == "new");
 }
 
 TEST_CASE("a stale .part from a killed run is replaced") {
@@ -96,7 +92,7 @@ TEST_CASE("a stale .part from a killed run is replaced") {
   REQUIRE(sink.ok());
   REQUIRE((*sink)->write("fresh").ok());
   REQUIRE((*sink)->commit().ok());
-  CHECK(slurp(path) == "fresh");
+  CHECK(unit_test::file_bytes(path) == "fresh");
 }
 
 TEST_CASE("a directory that does not exist is an error naming the file") {

@@ -9,11 +9,11 @@ namespace {
 
 // A small tree shaped like kubectl-etcd's: nested commands, a flag with a
 // fixed set, flags naming live objects, a positional, a hidden command.
-struct Tree {
+struct CompletionTree {
   CLI::App app{"test", "kubectl-etcd"};
   std::string cluster, ns, context, output, target;
   bool all = false;
-  Tree() {
+  CompletionTree() {
     auto* health = app.add_subcommand("health", "Check each member");
     health->add_option("-c,--cluster", cluster, "The EtcdCluster");
     health->add_option("-n,--namespace", ns, "Namespace");
@@ -43,7 +43,7 @@ using V = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("subcommands by prefix, hidden ones never") {
-  Tree t;
+  CompletionTree t;
   CHECK(values(t.run({""})) == V{"health", "move-leader", "snapshot"});
   CHECK(values(t.run({"he"})) == V{"health"});
   CHECK(values(t.run({"__"})).empty());
@@ -51,7 +51,7 @@ TEST_CASE("subcommands by prefix, hidden ones never") {
 }
 
 TEST_CASE("flags of the command reached, long and short") {
-  Tree t;
+  CompletionTree t;
   CHECK(values(t.run({"health", "--c"})) == V{"--cluster", "--context"});
   CHECK(values(t.run({"health", "-"})) ==
         V{"--all", "--cluster", "--context", "--help", "--namespace", "--output", "-c", "-h", "-n", "-o"});
@@ -59,13 +59,13 @@ TEST_CASE("flags of the command reached, long and short") {
 }
 
 TEST_CASE("a flag's fixed values come from its IsMember check") {
-  Tree t;
+  CompletionTree t;
   CHECK(values(t.run({"health", "-o", ""})) == V{"json", "table"});
   CHECK(values(t.run({"health", "--output=j"})) == V{"--output=json"});
 }
 
 TEST_CASE("a flag naming live objects asks for a lookup, with the scope typed so far") {
-  Tree t;
+  CompletionTree t;
   auto c = t.run({"health", "--context", "dev", "-n", "prod", "--cluster", "et"});
   CHECK(c.lookup == cli::ValueKind::Cluster);
   CHECK(c.prefix == "et");
@@ -79,7 +79,7 @@ TEST_CASE("a flag naming live objects asks for a lookup, with the scope typed so
 }
 
 TEST_CASE("a positional naming a member, after the flags that scope it") {
-  Tree t;
+  CompletionTree t;
   auto c = t.run({"move-leader", "-c", "alpha", "al"});
   CHECK(c.lookup == cli::ValueKind::Member);
   CHECK(c.scope.cluster == "alpha");

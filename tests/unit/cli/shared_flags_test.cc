@@ -13,7 +13,7 @@ using V = std::vector<std::string>;
 // Shaped like kubectl-etcd: shared flags on every leaf (-n takes a value, -q
 // does not), a nested command, an intermediate command with flags and a
 // positional of its own, a prefix command.
-struct Tree {
+struct FlagTree {
   CLI::App app{"test", "kubectl-etcd"};
   std::string ns, cluster, endpoints, path, member;
   int quiet = 0;
@@ -25,7 +25,7 @@ struct Tree {
     sub.add_option("--endpoints", endpoints, "URLs")->group(cli::kSharedGroup);
     sub.add_flag("-q,--quiet", quiet, "Quiet")->group(cli::kSharedGroup);
   }
-  Tree() {
+  FlagTree() {
     shared(*app.add_subcommand("health", "Health"));
     auto* members = app.add_subcommand("member", "Members");
     shared(*members->add_subcommand("list", "List"));
@@ -45,20 +45,20 @@ struct Tree {
 }  // namespace
 
 TEST_CASE("shared flags before a command move behind its name") {
-  Tree t;
+  FlagTree t;
   CHECK(t.hoist({"-n", "prod", "health"}) == V{"health", "-n", "prod"});
   CHECK(t.hoist({"--namespace=prod", "health", "-c", "x"}) == V{"health", "--namespace=prod", "-c", "x"});
   CHECK(t.hoist({"-nprod", "-q", "health"}) == V{"health", "-nprod", "-q"});
 }
 
 TEST_CASE("a flag's value that is a command name stays the value") {
-  Tree t;
+  FlagTree t;
   CHECK(t.hoist({"-n", "health", "health"}) == V{"health", "-n", "health"});
   CHECK(t.hoist({"-c", "member", "member", "list"}) == V{"member", "list", "-c", "member"});
 }
 
 TEST_CASE("shared flags reach the deepest command through nested ones") {
-  Tree t;
+  FlagTree t;
   CHECK(t.hoist({"--endpoints", "http://a", "member", "list"}) == V{"member", "list", "--endpoints", "http://a"});
   CHECK(t.hoist({"member", "-n", "p", "list", "-q"}) == V{"member", "list", "-n", "p", "-q"});
   CHECK(t.hoist({"-n", "p", "member", "remove", "m1"}) == V{"member", "remove", "-n", "p", "m1"});
@@ -66,14 +66,14 @@ TEST_CASE("shared flags reach the deepest command through nested ones") {
 }
 
 TEST_CASE("an intermediate command's own flags stay with it") {
-  Tree t;
+  FlagTree t;
   CHECK(t.hoist({"snapshot", "--overwrite", "-c", "x", "save"}) == V{"snapshot", "--overwrite", "save", "-c", "x"});
   // A positional ends the walk: `snapshot` is the command.
   CHECK(t.hoist({"-c", "x", "snapshot", "f.db"}) == V{"snapshot", "-c", "x", "f.db"});
 }
 
 TEST_CASE("nothing moves without a command, after --, or past an unknown word") {
-  Tree t;
+  FlagTree t;
   CHECK(t.hoist({"-n", "prod"}) == V{"-n", "prod"});
   CHECK(t.hoist({"health", "-n", "prod"}) == V{"health", "-n", "prod"});
   CHECK(t.hoist({"-n", "p", "bogus", "health"}) == V{"-n", "p", "bogus", "health"});
@@ -100,7 +100,7 @@ TEST_CASE("command_position skips shared flags and their values only") {
 
 TEST_CASE("parse_args reads shared flags before the command as after it") {
   for (V words : {V{"-n", "prod", "member", "-q", "list"}, V{"member", "list", "-n", "prod", "-q"}}) {
-    Tree t;
+    FlagTree t;
     std::vector<const char*> argv{"kubectl-etcd"};
     for (const auto& w : words) argv.push_back(w.c_str());
     std::ostringstream out, err;
@@ -112,7 +112,7 @@ TEST_CASE("parse_args reads shared flags before the command as after it") {
 }
 
 TEST_CASE("shared flags below a command, one per name") {
-  Tree t;
+  FlagTree t;
   auto flags = cli::shared_flags_below(t.app);
   REQUIRE(flags.size() == 4);
   CHECK(flags[0]->get_name() == "--namespace");

@@ -7,12 +7,12 @@
 
 namespace {
 
-std::string testdata(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
+std::string pem_file(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
 
 }  // namespace
 
 TEST_CASE("subject, issuer, names and end of a CA-signed certificate") {
-  auto info = etcd::certificate_info(testdata("leaf.pem"), "x");
+  auto info = etcd::certificate_info(pem_file("leaf.pem"), "x");
   REQUIRE(info.ok());
   CHECK(info->subject.find("CN=etcd-0") != std::string::npos);
   CHECK(info->issuer == "CN=test-ca");
@@ -21,7 +21,7 @@ TEST_CASE("subject, issuer, names and end of a CA-signed certificate") {
   CHECK(base::format_rfc3339(info->not_after) == "2099-12-31T23:59:59Z");
   CHECK(base::format_rfc3339(info->not_before) == "2026-01-01T00:00:00Z");
   CHECK_FALSE(info->is_ca);
-  auto ca = etcd::certificate_info(testdata("ca.pem"), "x");
+  auto ca = etcd::certificate_info(pem_file("ca.pem"), "x");
   REQUIRE(ca.ok());
   CHECK(ca->is_ca);
 }
@@ -34,9 +34,9 @@ TEST_CASE("a key is not a certificate, and the error names the origin without th
 }
 
 TEST_CASE("the chain verifies against its own CA only") {
-  CHECK(etcd::verify_chain(testdata("leaf.pem"), testdata("ca.pem")).empty());
-  CHECK(etcd::verify_chain(testdata("leaf.pem"), testdata("other-ca.pem") + testdata("ca.pem")).empty());
-  CHECK_FALSE(etcd::verify_chain(testdata("leaf.pem"), testdata("other-ca.pem")).empty());
-  CHECK(etcd::verify_chain(testdata("leaf.pem"), "") == "the CA is not a PEM certificate");
-  CHECK(etcd::verify_chain("", testdata("ca.pem")) == "not a PEM certificate");
+  CHECK(etcd::verify_chain(pem_file("leaf.pem"), pem_file("ca.pem")).empty());
+  CHECK(etcd::verify_chain(pem_file("leaf.pem"), pem_file("other-ca.pem") + pem_file("ca.pem")).empty());
+  CHECK_FALSE(etcd::verify_chain(pem_file("leaf.pem"), pem_file("other-ca.pem")).empty());
+  CHECK(etcd::verify_chain(pem_file("leaf.pem"), "") == "the CA is not a PEM certificate");
+  CHECK(etcd::verify_chain("", pem_file("ca.pem")) == "not a PEM certificate");
 }

@@ -6,18 +6,18 @@
 
 namespace {
 
-std::string testdata(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
+std::string cert_file(const std::string& name) { return unit_test::source_file("tests/unit/etcd/testdata/" + name); }
 
 }  // namespace
 
 TEST_CASE("the DNS subjectAltNames of a certificate, IP addresses left out") {
-  auto names = etcd::certificate_dns_names(testdata("sans.pem"), "Secret s key tls.crt");
+  auto names = etcd::certificate_dns_names(cert_file("sans.pem"), "Secret s key tls.crt");
   REQUIRE(names.ok());
   CHECK(*names == std::vector<std::string>{"*.etcd.ns.svc", "etcd-0.etcd-headless.ns.svc", "Etcd-Client.NS.svc"});
 }
 
 TEST_CASE("a certificate without subjectAltNames has no DNS names") {
-  auto names = etcd::certificate_dns_names(testdata("no-sans.pem"), "x");
+  auto names = etcd::certificate_dns_names(cert_file("no-sans.pem"), "x");
   REQUIRE(names.ok());
   CHECK(names->empty());
 }

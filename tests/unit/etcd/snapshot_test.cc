@@ -43,10 +43,6 @@ std::string fake_db(std::size_t n) {
 
 using unit_test::TempDir;
 
-bool exists(const std::string& p) { return std::filesystem::exists(p); }
-
-std::string slurp(const std::string& p) { return unit_test::file_bytes(p); }
-
 base::Status replay(const std::vector<Message>& msgs, const std::string& path, std::string* sha = nullptr) {
   auto sink = backup::FileSink::create(path);
   REQUIRE(sink.ok());
@@ -67,11 +63,11 @@ TEST_CASE("a whole stream is saved as db followed by its sha256, as etcdctl save
   std::string path = dir.path + "/snap.db";
   std::string sha;
   REQUIRE(replay(record(db), path, &sha).ok());
-  std::string saved = slurp(path);
+  std::string saved = unit_test::file_bytes(path);
   auto d = base::sha256(db);
   CHECK(saved == db + std::string(reinterpret_cast<const char*>(d.data()), d.size()));
   CHECK(sha == base::to_hex(d));
-  CHECK_FALSE(exists(path + ".part"));
+  CHECK_FALSE(std::filesystem::exists(path + ".part"));
 }
 
 TEST_CASE("one flipped byte anywhere is rejected and leaves no file") {
@@ -93,8 +89,8 @@ TEST_CASE("one flipped byte anywhere is rejected and leaves no file") {
     REQUIRE_FALSE(st.ok());
     CHECK(st.error().reason == "SnapshotCorrupt");
     CHECK(st.error().message.find("sha256") != std::string::npos);
-    CHECK_FALSE(exists(path));
-    CHECK_FALSE(exists(path + ".part"));
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK_FALSE(std::filesystem::exists(path + ".part"));
   }
 }
 
@@ -125,8 +121,8 @@ TEST_CASE("a stream cut short is rejected and leaves no file") {
     auto st = replay({}, path);
     REQUIRE_FALSE(st.ok());
   }
-  CHECK_FALSE(exists(path));
-  CHECK_FALSE(exists(path + ".part"));
+  CHECK_FALSE(std::filesystem::exists(path));
+  CHECK_FALSE(std::filesystem::exists(path + ".part"));
 }
 
 TEST_CASE("the trailer is found however the stream is chunked") {

@@ -12,11 +12,11 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::filesystem::path kCases = std::filesystem::path(SOURCE_ROOT) / "tests/unit/migrate/cases";
+const std::filesystem::path kCaseDir = std::filesystem::path(SOURCE_ROOT) / "tests/unit/migrate/cases";
 
 // A plan of one cluster from a golden case (only the fields the text needs).
-migrate::AdoptionPlan plan_of(const std::string& name, bool replace = false) {
-  std::ifstream f(kCases / (name + ".in.json"));
+migrate::AdoptionPlan adoption_plan(const std::string& name, bool replace = false) {
+  std::ifstream f(kCaseDir / (name + ".in.json"));
   REQUIRE(f.good());
   json c = json::parse(f);
   migrate::ClusterFacts facts;
@@ -42,7 +42,7 @@ migrate::AdoptionPlan plan_of(const std::string& name, bool replace = false) {
 }  // namespace
 
 TEST_CASE("the planning's progress lines are not part of the plan text") {
-  auto plan = plan_of("01-defaults");
+  auto plan = adoption_plan("01-defaults");
   std::string text = migrate::plan_text(plan);
   CHECK(text.rfind("EtcdCluster tenant-a/etcd: Adopt\n", 0) == 0);
   CHECK(text.find("controller check") == std::string::npos);
@@ -54,23 +54,23 @@ TEST_CASE("the planning's progress lines are not part of the plan text") {
 }
 
 TEST_CASE("the PodDisruptionBudget is named only when the legacy operator made one") {
-  CHECK(migrate::plan_text(plan_of("01-defaults")).find("PodDisruptionBudget") == std::string::npos);
-  CHECK(migrate::plan_text(plan_of("01-defaults")).find("delete the StatefulSet's ControllerRevisions and ConfigMap etcd-cluster-state\n") !=
+  CHECK(migrate::plan_text(adoption_plan("01-defaults")).find("PodDisruptionBudget") == std::string::npos);
+  CHECK(migrate::plan_text(adoption_plan("01-defaults")).find("delete the StatefulSet's ControllerRevisions and ConfigMap etcd-cluster-state\n") !=
         std::string::npos);
-  std::string with_pdb = migrate::plan_text(plan_of("24-pdb-and-restore"));
+  std::string with_pdb = migrate::plan_text(adoption_plan("24-pdb-and-restore"));
   CHECK(with_pdb.find("ControllerRevisions, ConfigMap etcd-cluster-state and PodDisruptionBudget etcd\n") != std::string::npos);
 }
 
 TEST_CASE("an externally reached client Service: the replacement step says what is released, a kept one what stays") {
-  std::string replaced = migrate::plan_text(plan_of("38-client-lb-replace", true));
+  std::string replaced = migrate::plan_text(adoption_plan("38-client-lb-replace", true));
   CHECK(replaced.find("replace the client Service etcd, a LoadBalancer Service (loadBalancerClass example.com/lb; "
                       "external address 203.0.113.7;") != std::string::npos);
   CHECK(replaced.find("its external address is released (--replace-client-service)") != std::string::npos);
-  std::string kept = migrate::plan_text(plan_of("40-client-lb-kept"));
+  std::string kept = migrate::plan_text(adoption_plan("40-client-lb-kept"));
   CHECK(kept.find("Service etcd-lb, a LoadBalancer Service") != std::string::npos);
   CHECK(kept.find("is kept as it is and owned by the new EtcdCluster") != std::string::npos);
   // Blocked without the flag: no steps at all.
-  std::string blocked = migrate::plan_text(plan_of("37-client-lb-named-c"));
+  std::string blocked = migrate::plan_text(adoption_plan("37-client-lb-named-c"));
   CHECK(blocked.find("ERROR B20") != std::string::npos);
   CHECK(blocked.find("replace the client Service") == std::string::npos);
 }
