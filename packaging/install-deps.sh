@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
   # build
   g++ meson ninja-build pkg-config cmake
+  # build: a second build (and the package build of docs-deb) compiles only what changed
+  ccache
   protobuf-compiler protobuf-compiler-grpc libgrpc++-dev libprotobuf-dev
   libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev zlib1g-dev nlohmann-json3-dev doctest-dev
   # tests: etcd 3.4 server and client, certificates, scripts
