@@ -41,6 +41,7 @@ TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)
   for (std::size_t i = 0; i < kAddSteps.size(); ++i) {
     const std::string& step = kAddSteps[i];
     CAPTURE(step);
+    writer.phase("add killed after " + step);
     auto killed = member(c, {"add"}, {{"KUBECTL_ETCD_TEST_KILL_AFTER", step}});
     INFO("killed run: " << killed.err);
     REQUIRE(killed.rc == 137);
@@ -68,6 +69,7 @@ TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)
     if (i < kRemoveSteps.size()) {
       const std::string& rstep = kRemoveSteps[i];
       CAPTURE(rstep);
+      writer.phase("remove killed after " + rstep);
       if (rstep == "move-leader") {
         auto ml = c.tool({"move-leader", added});
         REQUIRE_MESSAGE(ml.rc == 0, ml.err);
@@ -99,7 +101,7 @@ TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)
   CHECK(left.empty());
 
   writer.finish();
-  INFO("last writer error: " << writer.last_error());
+  INFO("writer errors:\n" << writer.error_log());
   CHECK(writer.puts() > 20);
   CHECK(writer.errors() == 0);
 }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -86,38 +87,63 @@ inline int voters(const NativeCluster& c) {
 inline std::string hex_id(const json& m) { return hex(m["ID"].get<std::uint64_t>()); }
 
 // A writer putting keys through one member that stays up the whole test.
+// Each failed put is kept (the first few) with the phase the test was in
+// and the time since the start, so a failure says which step cost a write.
 class Writer {
  public:
-  Writer(const NativeCluster& c, std::string endpoint) : c_(c), endpoint_(std::move(endpoint)) {
+  Writer(const NativeCluster& c, std::string endpoint)
+      : c_(c), endpoint_(std::move(endpoint)), started_(std::chrono::steady_clock::now()) {
     thread_ = std::thread([this] {
       int i = 0;
       while (!stop_) {
         auto r = c_.ctl_result({"--endpoints", endpoint_, "put", "writer/" + std::to_string(i++), "v"});
         ++puts_;
-        if (r.rc != 0) {
-          ++errors_;
-          last_error_ = r.err;
-        }
+        if (r.rc != 0) record(r.err);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     });
   }
   ~Writer() { finish(); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+  // What the test does from now on, named in the errors.
+  void phase(std::string name) {
+    std::lock_guard<std::mutex> l(mu_);
+    phase_ = std::move(name);
+  }
   void finish() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
   int puts() const { return puts_; }
   int errors() const { return errors_; }
-  std::string last_error() const { return last_error_; }
+  // The kept errors, one a line.
+  std::string error_log() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return log_;
+  }
 
  private:
+  void record(const std::string& err) {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    std::lock_guard<std::mutex> l(mu_);
+    if (++errors_ > 5) return;
+    // etcdctl's last line is its "Error: ..." summary.
+    std::string last = err;
+    while (!last.empty() && last.back() == '\n') last.pop_back();
+    last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+    log_ += "during " + phase_ + ", " + std::to_string(static_cast<int>(t)) + " s in: " + last + "\n";
+  }
+
   const NativeCluster& c_;
   std::string endpoint_;
+  std::chrono::steady_clock::time_point started_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<int> puts_{0}, errors_{0};
-  std::string last_error_;
+  mutable std::mutex mu_;
+  std::string phase_ = "set-up";
+  std::string log_;
 };
 
 inline std::string endpoint_of(const NativeCluster& c, const std::string& member) {

@@ -42,6 +42,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(noyes.err.find("--yes") != std::string::npos);
   CHECK(etcd_members(c).size() == 3);
 
+  writer.phase("add");
   // add: a learner the pod runner starts, promoted, and `check` clean.
   auto a = member(c, {"add", "-o", "json"});
   const std::string m4 = added_member(a);
@@ -53,6 +54,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(c.kubectl({"get", "pod", m4, "-o", "jsonpath={.metadata.labels.etcd-operator\\.cozystack\\.io/role}"}) ==
         "voter");
 
+  writer.phase("remove of the leader");
   // remove of the leader: leadership moves first; a targeted shrink back to 3.
   auto ml = c.tool({"move-leader", m4});
   REQUIRE_MESSAGE(ml.rc == 0, ml.err);
@@ -65,6 +67,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.replicas}/{.status.observed.replicas}"}) ==
         "3/3");
 
+  writer.phase("early promote");
   // promote attempted too early. The kubelet stand-in is paused (a Pod's
   // status stays as last reported), then the learner's etcd, while the
   // cluster moves on: etcd answers "not in sync" until the learner resumes.
@@ -99,11 +102,13 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(voters(c) == 4);
   check_clean(c, "after the late promotion");
 
+  writer.phase("remove of a voter");
   // remove of a voter (not the leader), shrinking back to 3.
   auto rv = member(c, {"remove", m5, "--scale-down"});
   REQUIRE_MESSAGE(rv.rc == 0, rv.err);
   check_clean(c, "after removing a voter");
 
+  writer.phase("orphan learner");
   // remove of an orphan learner: safe alongside the operator, no --break-glass.
   auto orphan = c.reconfigure({"member", "add", "orphan", "--learner", "--peer-urls",
                                "https://orphan." + c.name() + "." + c.ns() + ".svc:2380"});
@@ -120,6 +125,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(etcd_members(c).size() == 3);
   check_clean(c, "after removing the orphan learner");
 
+  writer.phase("ghost and gap fill");
   // remove of a ghost: etcd forgot ms[2] (a hand `member remove`); the
   // EtcdMember goes without an etcd call, then an add fills the gap.
   // Leadership on ms[0] first: the test's own disruptions below (a hand
@@ -137,12 +143,14 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(voters(c) == 3);
   check_clean(c, "after the ghost and the gap fill");
 
+  writer.phase("kill and refusal");
   // Refusals: with ms[1]'s etcd dead, removing a healthy voter would lose quorum.
   REQUIRE(c.tool({"move-leader", ms[0]}).rc == 0);
   c.act("kill", ms[1]);
   auto rq = member(c, {"remove", m6});
   CHECK(rq.rc == 3);
   CHECK(rq.err.find("quorum") != std::string::npos);
+  writer.phase("replace");
   // replace of the dead member: removed first, then a new learner promoted.
   auto rr = member(c, {"replace", ms[1], "-o", "json"});
   INFO("replace: " << rr.out << rr.err);
@@ -150,6 +158,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK(voters(c) == 3);
   CHECK(c.kubectl({"get", "etcdmember", "-o", "name"}).find(ms[1]) == std::string::npos);
   check_clean(c, "after replace");
+  writer.phase("health after replace");
   // The member promoted by replace may still be catching up for a moment
   // on a loaded machine (a CI run saw one unhealthy row right after the
   // replace); what must hold is that the cluster gets there by itself.
@@ -169,7 +178,7 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   CHECK_MESSAGE(all_healthy(h.out), h.out);
 
   writer.finish();
-  INFO("last writer error: " << writer.last_error());
+  INFO("writer errors:\n" << writer.error_log());
   CHECK(writer.puts() > 20);
   CHECK(writer.errors() == 0);
 }
