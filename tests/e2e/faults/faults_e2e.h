@@ -1,14 +1,11 @@
-// Helpers of the server-fault tests (docs/server-faults.md): a program run
-// in the background while the test breaks a server under it, the pid of an
-// etcd member, the cluster's leader, and a db filled past a size so that a
-// stream lasts long enough to be cut.
+// Helpers of the server-fault tests (docs/server-faults.md): the pid of an
+// etcd member, a db filled past a size so that a stream lasts long enough to
+// be cut, and a bounded poll. The program run in the background while a
+// server breaks under it (Background) and leader_of are admin_e2e's.
 #pragma once
 
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -23,8 +20,6 @@
 #include "../admin/admin_e2e.h"
 #include "base/sha256.h"
 #include "etcd/client.h"
-
-extern char** environ;
 
 namespace faults_e2e {
 
