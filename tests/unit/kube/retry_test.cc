@@ -21,6 +21,16 @@ TEST_CASE("which requests are retried") {
   CHECK_FALSE(kube::should_retry(true, o));
   o.http_status = 429;
   CHECK(kube::should_retry(false, o));  // the server did not act
+  // An apiserver shutting down: 503 with Retry-After, the request unhandled.
+  o.http_status = 503;
+  o.retry_after = std::chrono::seconds(1);
+  CHECK(kube::should_retry(false, o));
+  o.http_status = 500;
+  CHECK(kube::should_retry(false, o));
+  o.http_status = 501;
+  CHECK_FALSE(kube::should_retry(false, o));
+  o.http_status = 409;
+  CHECK_FALSE(kube::should_retry(false, o));
   o = {};
   o.never_sent = true;
   CHECK(kube::should_retry(false, o));
