@@ -90,13 +90,18 @@ std::vector<std::string> operator_errors(const Operator& op, const std::string& 
     // A stale cached copy of a member it has just released runs the
     // finalizer once more ("member not found", or a dial that times out);
     // the object is gone by then (its cluster controller already scales on).
-    // Only an EtcdMember that still exists is wedged.
-    if (line.find("failed to remove member from etcd") != std::string::npos) {
-      const std::string key = "\"EtcdMember\": {\"name\":\"";
-      auto at = line.find(key);
-      if (at != std::string::npos) {
-        const std::string m = line.substr(at + key.size(), line.find('"', at + key.size()) - at - key.size());
-        if (kubectl_result({"-n", ns, "get", "etcdmembers.etcd-operator.cozystack.io", m}).rc != 0) continue;
+    // Only an EtcdMember that still exists is wedged. Likewise a reconcile
+    // queued just before the release finds the member itself gone
+    // ('etcdmembers... "<name>" not found'; seen once after unwedge).
+    const std::string key = "\"EtcdMember\": {\"name\":\"";
+    if (auto at = line.find(key); at != std::string::npos) {
+      const std::string m = line.substr(at + key.size(), line.find('"', at + key.size()) - at - key.size());
+      const bool finalizer_retry = line.find("failed to remove member from etcd") != std::string::npos;
+      const bool itself_gone = line.find("etcdmembers.etcd-operator.cozystack.io \\\"" + m + "\\\" not found") !=
+                               std::string::npos;
+      if ((finalizer_retry || itself_gone) &&
+          kubectl_result({"-n", ns, "get", "etcdmembers.etcd-operator.cozystack.io", m}).rc != 0) {
+        continue;
       }
     }
     out.push_back(line.substr(0, 600));
