@@ -1,9 +1,8 @@
 #include "admin/certs.h"
 
-#include <map>
-
 #include "base/json_at.h"
 #include "kube/client.h"
+#include "kube/read_once.h"
 #include "kube/resource.h"
 #include "kube/status_error.h"
 #include "operator/meta.h"
@@ -17,37 +16,17 @@ namespace {
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
-// Each Secret read once; not-found is a null entry, other errors fail.
-class Secrets {
- public:
-  Secrets(kube::Client& kube, std::string ns) : kube_(kube), ns_(std::move(ns)) {}
-  base::Result<const json*> get(const std::string& name) {
-    auto it = cache_.find(name);
-    if (it == cache_.end()) {
-      auto s = kube_.get(kube::resources::secrets, ns_, name);
-      if (!s && !kube::is_not_found(s.error())) return std::move(s).error();
-      it = cache_.emplace(name, s ? std::move(s.value()) : json()).first;
-    }
-    return it->second.is_null() ? nullptr : &it->second;
-  }
-
- private:
-  kube::Client& kube_;
-  std::string ns_;
-  std::map<std::string, json> cache_;
-};
-
-base::Result<std::vector<CertFinding>> judge_all(kube::Client& kube, const std::string& ns, const std::string& c,
+base::Result<std::vector<CertFinding>> judge_all(kube::ReadOnce& secrets, const std::string& ns, const std::string& c,
                                                  const std::vector<CertSource>& sources, const HostNames& hosts,
                                                  std::time_t now) {
-  Secrets secrets(kube, ns);
   std::vector<CertFinding> out;
   for (const auto& src : sources) {
+    // A Secret that does not exist is judged as missing; other errors fail.
     auto s = secrets.get(src.secret);
-    if (!s) return std::move(s).error();
+    if (!s && !kube::is_not_found(s.error())) return std::move(s).error();
     auto ca = secrets.get(src.ca_secret);
-    if (!ca) return std::move(ca).error();
-    out.push_back(judge_certificate(src, *s, *ca, hosts, c, ns, now));
+    if (!ca && !kube::is_not_found(ca.error())) return std::move(ca).error();
+    out.push_back(judge_certificate(src, s ? &*s : nullptr, ca ? &*ca : nullptr, hosts, c, ns, now));
   }
   return out;
 }
@@ -82,9 +61,9 @@ HostNames legacy_hosts(const op::LegacyCluster& legacy, const json& pods) {
   return h;
 }
 
-base::Result<std::vector<CertFinding>> judge_legacy_certificates(kube::Client& kube, const op::LegacyCluster& legacy,
+base::Result<std::vector<CertFinding>> judge_legacy_certificates(kube::ReadOnce& secrets, const op::LegacyCluster& legacy,
                                                                  const json& pods, std::time_t now) {
-  return judge_all(kube, legacy.ns, legacy.name, legacy_cert_sources(legacy), legacy_hosts(legacy, pods), now);
+  return judge_all(secrets, legacy.ns, legacy.name, legacy_cert_sources(legacy), legacy_hosts(legacy, pods), now);
 }
 
 base::Result<CertsReport> certificate_report(kube::Client& kube, const CertsRequest& r) {
@@ -99,7 +78,8 @@ base::Result<CertsReport> certificate_report(kube::Client& kube, const CertsRequ
     auto members = kube.list_all(op::resources::etcdmembers, r.ns, lo);
     if (!members) return std::move(members).error();
     out.hosts = native_hosts(r.cluster, r.ns, (*members)["items"]);
-    auto found = judge_all(kube, r.ns, r.cluster, cluster_cert_sources(*cluster), out.hosts, r.now);
+    kube::ReadOnce secrets(kube, kube::resources::secrets, r.ns);
+    auto found = judge_all(secrets, r.ns, r.cluster, cluster_cert_sources(*cluster), out.hosts, r.now);
     if (!found) return std::move(found).error();
     out.certificates = std::move(found.value());
     return out;
@@ -119,7 +99,8 @@ base::Result<CertsReport> certificate_report(kube::Client& kube, const CertsRequ
   auto pods = kube.list_all(kube::resources::pods, r.ns, lo);
   if (!pods) return std::move(pods).error();
   out.hosts = legacy_hosts(legacy, (*pods)["items"]);
-  auto found = judge_legacy_certificates(kube, legacy, (*pods)["items"], r.now);
+  kube::ReadOnce secrets(kube, kube::resources::secrets, r.ns);
+  auto found = judge_legacy_certificates(secrets, legacy, (*pods)["items"], r.now);
   if (!found) return std::move(found).error();
   out.certificates = std::move(found.value());
   return out;

@@ -16,6 +16,7 @@
 
 namespace kube {
 class Client;
+class ReadOnce;
 }
 
 namespace admin {
@@ -40,8 +41,9 @@ HostNames native_hosts(const std::string& cluster, const std::string& ns, const 
 // adoption the operator's new members live under <c>.
 HostNames legacy_hosts(const op::LegacyCluster& legacy, const nlohmann::json& pods);
 
-// The legacy cluster's certificates judged (the adoption plan's input too).
-base::Result<std::vector<CertFinding>> judge_legacy_certificates(kube::Client& kube, const op::LegacyCluster& legacy,
+// The legacy cluster's certificates judged (the adoption plan's input too),
+// its Secrets read through `secrets` (of its namespace).
+base::Result<std::vector<CertFinding>> judge_legacy_certificates(kube::ReadOnce& secrets, const op::LegacyCluster& legacy,
                                                                  const nlohmann::json& pods, std::time_t now);
 
 // Reads the v1alpha2 EtcdCluster <cluster>, or the legacy one when there is

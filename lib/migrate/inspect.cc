@@ -47,13 +47,18 @@ bool tls_name_problem(const base::Error& e) {
 }  // namespace
 
 base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy) {
+  kube::ReadOnce secrets(client, kube::resources::secrets, legacy.ns);
+  return legacy_tls(secrets, legacy);
+}
+
+base::Result<etcd::TlsConfig> legacy_tls(kube::ReadOnce& secrets, const op::LegacyCluster& legacy) {
   etcd::TlsConfig tls;
   const std::string server = legacy.tls_secret("serverSecret");
   if (server.empty()) return tls;
   const std::string ca_source = legacy.tls_secret("serverTrustedCASecret").empty()
                                     ? server
                                     : legacy.tls_secret("serverTrustedCASecret");
-  auto ca_secret = client.get(kube::resources::secrets, legacy.ns, ca_source);
+  auto ca_secret = secrets.get(ca_source);
   if (!ca_secret) return ca_secret.error();
   tls.ca_pem = secret_key(*ca_secret, "ca.crt");
   if (tls.ca_pem.empty() && secret_key(*ca_secret, "tls.key").empty()) {
@@ -64,7 +69,7 @@ base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyC
   if (!looks_like_pem_cert(tls.ca_pem)) return secret_error(legacy.ns, ca_source, "ca.crt is not a PEM certificate");
   const std::string client_secret = legacy.tls_secret("clientSecret");
   if (!client_secret.empty()) {
-    auto cs = client.get(kube::resources::secrets, legacy.ns, client_secret);
+    auto cs = secrets.get(client_secret);
     if (!cs) return cs.error();
     tls.cert_pem = secret_key(*cs, "tls.crt");
     tls.key_pem = secret_key(*cs, "tls.key");
@@ -170,14 +175,16 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     facts.root_secret_exists = secret.ok();
   }
 
-  auto tls = legacy_tls(client, legacy);
+  // The TLS Secrets are read once, for dialling and for the certificates' verdicts.
+  kube::ReadOnce secrets(client, kube::resources::secrets, ns);
+  auto tls = legacy_tls(secrets, legacy);
   if (tls) {
     nlohmann::json pods = nlohmann::json::array();
     for (const auto& pod : inventory.pods) {
       if (base::string_at(pod, "/metadata/namespace") == ns) pods.push_back(pod);
     }
     auto certs = admin::judge_legacy_certificates(
-        client, legacy, pods, std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+        secrets, legacy, pods, std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
     if (certs) facts.certificates = std::move(certs.value());
     else facts.certificates_error = certs.error().one_line();
   }

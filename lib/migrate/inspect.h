@@ -13,6 +13,7 @@
 #include "etcd/config.h"
 #include "kube/client.h"
 #include "kube/local_forward.h"
+#include "kube/read_once.h"
 #include "migrate/facts.h"
 #include "migrate/inventory.h"
 #include "operator/legacy_cluster.h"
@@ -36,6 +37,7 @@ struct EtcdTarget {
 // The legacy cluster's TLS material (docs/rules.md#legacy-tls-material), or an error naming the
 // Secret and key. Plaintext clusters give an empty TlsConfig.
 base::Result<etcd::TlsConfig> legacy_tls(kube::Client& client, const op::LegacyCluster& legacy);
+base::Result<etcd::TlsConfig> legacy_tls(kube::ReadOnce& secrets, const op::LegacyCluster& legacy);
 
 // The Ready member pods (docs/rules.md#dial-pods: named <c>-<i>, Ready condition True, with an
 // IP), in name order, each with its dial configuration (docs/rules.md#connect-modes: the pod IP, TLS
