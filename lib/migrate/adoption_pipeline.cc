@@ -322,7 +322,10 @@ base::Result<ojson> Pipeline::adoption_facts() {
   }
   facts["members"] = members;
   ojson revisions = ojson::array();
+  // A StatefulSet's revisions carry its pod template's labels, the legacy
+  // selector among them: only this cluster's are listed, not the namespace's.
   kube::ListOptions lo;
+  lo.label_selector = op::legacy_selector(p_.name);
   auto list = k_.list_all(kube::resources::controllerrevisions, p_.ns, lo);
   if (!list) return failed(std::move(list).error());
   for (const auto& cr : (*list)["items"]) {
@@ -564,16 +567,17 @@ base::Result<base::StepAnswer> Pipeline::leftovers_step() {
 base::Result<base::StepAnswer> Pipeline::reown_step() {
   bool acted = false;
   // Read now, after the StatefulSet's orphan delete was accepted: one list
-  // of each kind (the plan's selector) instead of a read per object; an
-  // object the lists miss, or a conflict, is read on its own. The garbage
+  // of each kind, of this cluster's objects only (the legacy selector: its
+  // pods and the PVCs of its claim template carry it), instead of a read per
+  // object; an object the lists miss, or a conflict, is read on its own. The garbage
   // collector may be orphaning the same objects meanwhile: a strategic
   // merge patch deletes the old controller reference by its uid and merges
   // ours, so its write and ours commute (no 409 to read again after).
-  kube::ListOptions etcd_pods;
-  etcd_pods.label_selector = std::string(op::kLabelName) + "=" + std::string(op::kLabelNameValue);
-  auto pods = k_.list_all(kube::resources::pods, p_.ns, etcd_pods);
+  kube::ListOptions mine;
+  mine.label_selector = op::legacy_selector(p_.name);
+  auto pods = k_.list_all(kube::resources::pods, p_.ns, mine);
   if (!pods) return std::move(pods).error();
-  auto pvcs = k_.list_all(kube::resources::persistentvolumeclaims, p_.ns);
+  auto pvcs = k_.list_all(kube::resources::persistentvolumeclaims, p_.ns, mine);
   if (!pvcs) return std::move(pvcs).error();
   auto listed = [&](const json& list, const std::string& name) -> const json* {
     const json* items = base::find_at(list, "/items");
