@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   if (mode == "file") {
     backup::S3SinkOptions o;
     if (!env("BENCH_PART_MIB").empty()) o.part_size = std::stoul(env("BENCH_PART_MIB")) << 20;
+    if (!env("BENCH_PARTS_IN_FLIGHT").empty()) o.parts_in_flight = std::stoul(env("BENCH_PARTS_IN_FLIGHT"));
     auto sink = backup::S3Sink::create(loc, creds, key, o);
     if (!sink) return fail(sink.error());
     std::ifstream in(what, std::ios::binary);
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
       auto slash = key.rfind('/');
       req.s3 = backup::S3Destination{loc, creds, slash == std::string::npos ? "" : key.substr(0, slash)};
       if (!env("BENCH_PART_MIB").empty()) req.s3->part_size = std::stoul(env("BENCH_PART_MIB")) << 20;
+      if (!env("BENCH_PARTS_IN_FLIGHT").empty()) req.s3->parts_in_flight = std::stoul(env("BENCH_PARTS_IN_FLIGHT"));
     } else {
       req.dir = key;
     }

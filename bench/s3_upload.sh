@@ -13,7 +13,8 @@
 # 27): this suite's median at least 1.5x faster, its peak RSS <= 64 MiB.
 # For information: the curl upload of the existing file alone (with its
 # sha256sum), lib/backup's S3Sink uploading that file, and the stream to a
-# local directory. BENCH_PART_MIB sets the S3 part size (default 8).
+# local directory. BENCH_PART_MIB sets the S3 part size (default 8),
+# BENCH_PARTS_IN_FLIGHT how many parts upload at once (default 2).
 #
 #   bench/s3_upload.sh          # TESTENV_ENV_FILE, or an environment of its own
 . "$(dirname "$0")/lib.sh"

@@ -206,6 +206,10 @@ base::Result<std::string> S3Client::put(std::string_view key, std::string_view b
   return unquote_etag(r->headers["etag"]);
 }
 
+base::Result<std::unique_ptr<S3Client>> S3Client::another() const {
+  return create(location_, credentials_, options_);
+}
+
 base::Result<std::string> S3Client::create_multipart(std::string_view key, const S3Metadata& metadata) {
   Call call;
   call.method = "POST";

@@ -53,6 +53,9 @@ class S3Client {
   S3Client& operator=(const S3Client&) = delete;
 
   const S3Location& location() const { return location_; }
+  // A client of its own (its own connection) to the same endpoint, bucket and
+  // credentials: one per part uploading at the same time.
+  base::Result<std::unique_ptr<S3Client>> another() const;
   std::string uri(std::string_view key) const { return s3_uri(location_.bucket, key); }
 
   // nullopt when the object does not exist. Note that S3 answers a HEAD

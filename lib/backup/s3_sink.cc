@@ -83,39 +83,60 @@ base::Status S3Sink::flush_part() {
     if (!id) return std::move(id).error();
     upload_id_ = std::move(*id);
   }
-  if (auto s = settle(); !s) return s;
-  int number = static_cast<int>(part_etags_.size()) + 1;
+  if (flights_.size() >= std::max<std::size_t>(options_.parts_in_flight, 1)) {
+    if (auto s = settle_oldest(); !s) return s;
+  }
+  int number = static_cast<int>(part_etags_.size() + flights_.size()) + 1;
   if (static_cast<std::size_t>(number) > kS3MaxParts) {
     return base::make_error(ErrorKind::Failed, "the object needs more than 10000 parts", uri(),
                            "give the expected size so that the part size grows");
   }
-  buffer_.swap(flight_data_);
+  std::unique_ptr<S3Client> client;
+  if (!spare_clients_.empty()) {
+    client = std::move(spare_clients_.back());
+    spare_clients_.pop_back();
+  } else {
+    auto made = client_->another();
+    if (!made) return std::move(made).error();
+    client = std::move(*made);
+  }
+  Flight& f = flights_.emplace_back();
+  f.client = std::move(client);
+  f.data.swap(buffer_);
   buffer_.clear();
   buffer_.reserve(part_size_);
-  flight_number_ = number;
-  flight_md5_ = part_md5_.finish();
-  flight_sha256_ = client_->signs_payload() ? base::to_hex(part_sha_.finish()) : std::string();
-  uploader_ = std::thread([this] {
-    flight_etag_ = client_->upload_part(key_, upload_id_, flight_number_, flight_data_, flight_md5_, flight_sha256_);
-  });
+  f.number = number;
+  f.md5 = part_md5_.finish();
+  f.sha256 = client_->signs_payload() ? base::to_hex(part_sha_.finish()) : std::string();
+  f.uploader = std::thread([this, &f] { f.etag = f.client->upload_part(key_, upload_id_, f.number, f.data, f.md5, f.sha256); });
+  return {};
+}
+
+base::Status S3Sink::settle_oldest() {
+  if (flights_.empty()) return {};
+  Flight& f = flights_.front();
+  f.uploader.join();
+  base::Result<std::string> etag = std::move(*f.etag);
+  const int number = f.number;
+  const base::Md5Digest md5 = f.md5;
+  spare_clients_.push_back(std::move(f.client));
+  flights_.pop_front();
+  if (!etag) return std::move(etag).error();
+  if (*etag != base::to_hex(md5)) {
+    return base::make_error(ErrorKind::Failed,
+                           "part " + std::to_string(number) + " was stored with ETag \"" + *etag +
+                               "\", not the MD5 of what was sent (" + base::to_hex(md5) + ")",
+                           uri());
+  }
+  part_etags_.push_back(std::move(*etag));
+  part_md5s_.push_back(md5);
   return {};
 }
 
 base::Status S3Sink::settle() {
-  if (!uploader_.joinable()) return {};
-  uploader_.join();
-  base::Result<std::string> etag = std::move(*flight_etag_);
-  flight_etag_.reset();
-  flight_data_.clear();
-  if (!etag) return std::move(etag).error();
-  if (*etag != base::to_hex(flight_md5_)) {
-    return base::make_error(ErrorKind::Failed,
-                           "part " + std::to_string(flight_number_) + " was stored with ETag \"" + *etag +
-                               "\", not the MD5 of what was sent (" + base::to_hex(flight_md5_) + ")",
-                           uri());
+  while (!flights_.empty()) {
+    if (auto s = settle_oldest(); !s) return s;
   }
-  part_etags_.push_back(std::move(*etag));
-  part_md5s_.push_back(flight_md5_);
   return {};
 }
 
@@ -211,7 +232,7 @@ base::Status S3Sink::commit() {
   result_.sha256 = sha_hex;
   done_ = true;
   std::string().swap(buffer_);
-  std::string().swap(flight_data_);
+  spare_clients_.clear();
   return {};
 }
 
@@ -221,8 +242,11 @@ void S3Sink::abort() noexcept {
 }
 
 base::Status S3Sink::discard() noexcept {
-  // The part in flight ends first: the upload it belongs to is aborted below.
-  if (uploader_.joinable()) uploader_.join();
+  // The parts in flight end first: the upload they belong to is aborted below.
+  for (auto& f : flights_) {
+    if (f.uploader.joinable()) f.uploader.join();
+  }
+  flights_.clear();
   if (done_) return {};
   done_ = true;
   base::Status cleaned;
@@ -233,7 +257,7 @@ base::Status S3Sink::discard() noexcept {
     cleaned = client_->abort_multipart(key_, upload_id_);
   }
   std::string().swap(buffer_);
-  std::string().swap(flight_data_);
+  spare_clients_.clear();
   return cleaned;
 }
 

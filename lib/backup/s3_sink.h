@@ -1,9 +1,11 @@
 // A snapshot streamed into one S3 object with bounded memory: bytes gather
 // in one part buffer (8 MiB by default); a stream that fits is sent with a
 // single PUT at commit(), a longer one as a multipart upload, one part each
-// time the buffer fills. That part uploads on a thread of its own while the
-// next one fills (at most one in flight, so memory is two parts): receiving
-// and sending overlap instead of taking turns. commit() then reads the object back (HEAD: size,
+// time the buffer fills. That part uploads on a thread of its own, over a
+// connection of its own, while the next one fills; up to kS3PartsInFlight
+// parts upload at once (memory: those and the one filling), so receiving and
+// sending overlap instead of taking turns and one slow PUT does not hold the
+// stream up. commit() then reads the object back (HEAD: size,
 // ETag as S3 computes it from the MD5s sent, user metadata; and the bytes
 // themselves, MD5 and SHA-256, when a copy for the metadata changed the
 // ETag) before it answers success. abort() (and a failure anywhere) aborts the multipart
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +39,10 @@
 
 namespace backup {
 
+// Parts uploading at the same time (bench/README.md has the measurements):
+// with the default 8 MiB parts the sink holds 24 MiB of data at most.
+inline constexpr std::size_t kS3PartsInFlight = 2;
+
 struct S3SinkOptions {
   S3Metadata metadata;  // x-amz-meta-* of the object
   // The name under which commit() adds the hex SHA-256 of all bytes written
@@ -47,6 +54,7 @@ struct S3SinkOptions {
   // replace anything.
   std::string owner_key;
   std::size_t part_size = kS3DefaultPartSize;
+  std::size_t parts_in_flight = kS3PartsInFlight;  // at least 1
   std::uint64_t expected_size = 0;  // grows the part size for huge objects (s3_part_size)
   S3ClientOptions client;
 };
@@ -81,7 +89,8 @@ class S3Sink final : public base::Sink {
  private:
   S3Sink(std::unique_ptr<S3Client> client, std::string key, S3SinkOptions options);
   base::Status flush_part();
-  base::Status settle();  // waits for the part in flight and records its ETag
+  base::Status settle_oldest();  // waits for the oldest part in flight and records its ETag
+  base::Status settle();         // the same for every part in flight
   base::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
   // Aborts the upload (or removes a written object); the abort's error.
   base::Status discard() noexcept;
@@ -95,14 +104,20 @@ class S3Sink final : public base::Sink {
   std::string buffer_;
   std::string upload_id_;
   std::vector<std::string> part_etags_;
-  // The part in flight: uploaded by uploader_, which alone touches these and
-  // client_ until settle() joins it.
-  std::thread uploader_;
-  std::string flight_data_;
-  int flight_number_ = 0;
-  base::Md5Digest flight_md5_{};
-  std::string flight_sha256_;
-  std::optional<base::Result<std::string>> flight_etag_;
+  // A part in flight: its thread alone touches it (and its client) until
+  // settle_oldest() joins it. Parts settle in the order they were cut, so
+  // the ETags stay in part order.
+  struct Flight {
+    std::unique_ptr<S3Client> client;
+    std::thread uploader;
+    std::string data;
+    int number = 0;
+    base::Md5Digest md5{};
+    std::string sha256;
+    std::optional<base::Result<std::string>> etag;
+  };
+  std::deque<Flight> flights_;  // a deque: a running thread's Flight never moves
+  std::vector<std::unique_ptr<S3Client>> spare_clients_;
   // The filling part's MD5 and (when signed) SHA-256, hashed as bytes
   // arrive: the receiving thread does it, not the uploading one, which is
   // the longer of the two.

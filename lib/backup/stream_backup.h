@@ -33,6 +33,7 @@ struct S3Destination {
   S3Credentials credentials;
   std::string key_prefix;  // --backup-s3-key; the object is <prefix>/<ns>-<c>-migration.db
   std::size_t part_size = kS3DefaultPartSize;
+  std::size_t parts_in_flight = kS3PartsInFlight;
 };
 
 // endpoint = the member streaming; total = 0 while unknown.

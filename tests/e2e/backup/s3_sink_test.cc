@@ -96,32 +96,39 @@ TEST_CASE("a small stream is one PUT, read back by size, MD5 ETag and metadata")
 }
 
 TEST_CASE("a long stream is a multipart upload of fixed parts, its ETag the MD5 of part MD5s") {
-  Bucket b("s3-multi");
-  std::string data = pattern((12u << 20) + 12345, 2);  // 5 MiB parts: 3 parts
-  backup::S3SinkOptions o;
-  o.metadata = {{"etcd-snapshot-uid", "uid-2"}};
-  o.sha256_metadata_key = "etcd-snapshot-sha256";
-  o.part_size = backup::kS3MinPartSize;
-  auto sink = must(backup::S3Sink::create(b.location(), s3_credentials(), "multi.db", o), "create");
-  CHECK(sink->part_size() == backup::kS3MinPartSize);
-  must(stream(*sink, data), "write");
-  must(sink->commit(), "commit");
-  const auto& r = sink->result();
-  CHECK(r.parts == 3);
-  std::vector<base::Md5Digest> parts;
-  for (std::size_t off = 0; off < data.size(); off += backup::kS3MinPartSize) {
-    parts.push_back(base::md5(std::string_view(data).substr(off, backup::kS3MinPartSize)));
+  // Parts that upload at once: one, the default, and more than the default.
+  for (std::size_t in_flight : {std::size_t{1}, backup::kS3PartsInFlight, std::size_t{4}}) {
+    CAPTURE(in_flight);
+    Bucket b("s3-multi");
+    // 5 MiB parts: 7, more than upload at once, so parts cut while others
+    // are in flight must still end in order.
+    std::string data = pattern((30u << 20) + 12345, 2);
+    backup::S3SinkOptions o;
+    o.metadata = {{"etcd-snapshot-uid", "uid-2"}};
+    o.sha256_metadata_key = "etcd-snapshot-sha256";
+    o.part_size = backup::kS3MinPartSize;
+    o.parts_in_flight = in_flight;
+    auto sink = must(backup::S3Sink::create(b.location(), s3_credentials(), "multi.db", o), "create");
+    CHECK(sink->part_size() == backup::kS3MinPartSize);
+    must(stream(*sink, data), "write");
+    must(sink->commit(), "commit");
+    const auto& r = sink->result();
+    CHECK(r.parts == 7);
+    std::vector<base::Md5Digest> parts;
+    for (std::size_t off = 0; off < data.size(); off += backup::kS3MinPartSize) {
+      parts.push_back(base::md5(std::string_view(data).substr(off, backup::kS3MinPartSize)));
+    }
+    CHECK(r.etag == backup::multipart_etag(parts));
+    CHECK(r.etag.substr(r.etag.size() - 2) == "-7");
+    CHECK(download(b, "multi.db") == data);
+    auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
+    auto head = must(client->head("multi.db"), "head");
+    REQUIRE(head.has_value());
+    // The SHA-256 is only known at the end: set by a copy onto itself.
+    CHECK(head->metadata["etcd-snapshot-sha256"] == base::to_hex(base::sha256(data)));
+    CHECK(head->metadata["etcd-snapshot-uid"] == "uid-2");
+    CHECK(pending_uploads(b).find("<Upload>") == std::string::npos);
   }
-  CHECK(r.etag == backup::multipart_etag(parts));
-  CHECK(r.etag.substr(r.etag.size() - 2) == "-3");
-  CHECK(download(b, "multi.db") == data);
-  auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
-  auto head = must(client->head("multi.db"), "head");
-  REQUIRE(head.has_value());
-  // The SHA-256 is only known at the end: set by a copy onto itself.
-  CHECK(head->metadata["etcd-snapshot-sha256"] == base::to_hex(base::sha256(data)));
-  CHECK(head->metadata["etcd-snapshot-uid"] == "uid-2");
-  CHECK(pending_uploads(b).find("<Upload>") == std::string::npos);
 }
 
 TEST_CASE("the sha256 stored is the one the writer told; a writer that tells none fails the commit") {
