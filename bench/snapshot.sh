@@ -27,6 +27,9 @@ save_k() { rss_mib "$bench_tmp/k.out" "$kubectl_etcd" snapshot save --endpoints 
 save_e() { rss_mib "$bench_tmp/e.out" "$etcdctl" --endpoints "$ep" snapshot save "$bench_tmp/e.db"; }
 timed() { # VAR FN: wall seconds into VAR, the peak RSS into RSS
     local t0 t1
+    # Every run starts with no dirty pages left by the fill or the run before
+    # (their writeback would otherwise slow whichever side comes next).
+    sync
     t0=$(date +%s.%N); "$2" || { cat "$bench_tmp"/?.out; exit 1; }; t1=$(date +%s.%N)
     printf -v "$1" '%s' "$(echo "$t1 - $t0" | bc -l)"
     rm -f "$bench_tmp/k.db" "$bench_tmp/e.db"
