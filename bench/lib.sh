@@ -112,3 +112,16 @@ verdict() {
     echo "$1: $2 ok"
     exit 0
 }
+
+# The machine's CPU: `cpu_mark` before, `cpu_busy` after prints how many of
+# its cores were busy on average in between (/proc/stat, all processes).
+cpu_mark() { read -r _ cpu_a < <(head -1 /proc/stat); }
+cpu_busy() {
+    local b
+    read -r _ b < <(head -1 /proc/stat)
+    awk -v a="$cpu_a" -v b="$b" -v n="$(nproc)" 'BEGIN {
+        na = split(a, x, " "); split(b, y, " "); t = 0
+        for (i = 1; i <= na; i++) t += y[i] - x[i]
+        idle = (y[4] - x[4]) + (y[5] - x[5])
+        printf "%.2f of %d", n * (t - idle) / t, n }'
+}

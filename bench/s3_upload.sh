@@ -83,7 +83,7 @@ rounds=${ROUNDS:-5}
 # Both sides timed the same way: whole processes, from outside.
 for ((r = 0; r < rounds; r++)); do
     for side in $( ((r % 2 == 0)) && echo "ours user" || echo "user ours"); do
-        t0=$(date +%s.%N)
+        cpu_mark; t0=$(date +%s.%N)
         if [ "$side" = ours ]; then
             measure "stream_backup etcd -> S3" "$out/s3_upload" etcd "$ep" "stream/bench-etcd-migration.db"
             echo "$(date +%s.%N) - $t0" | bc -l >>"$out/ours.t"
@@ -92,10 +92,13 @@ for ((r = 0; r < rounds; r++)); do
             measure "etcdctl save + sha256sum + curl" bash -c 'timed user_pipeline'
             echo "$(date +%s.%N) - $t0" | bc -l >>"$out/user.t"
         fi
+        cpu_busy | cut -d' ' -f1 >>"$out/$side.busy"
     done
 done
 ours=$(median "$out/ours.t"); user=$(median "$out/user.t")
 printf '  medians of %d rounds: this suite %.2f s, etcdctl + sha256sum + curl %.2f s\n' "$rounds" "$ours" "$user"
+printf '  cores busy (medians): %s of %d during this suite'"'"'s runs, %s during the pipeline'"'"'s\n' \
+    "$(median "$out/ours.busy")" "$(nproc)" "$(median "$out/user.busy")"
 r=$(ratio "$user" "$ours")
 check "etcdctl save + sha256sum + curl / this suite's stream (time)" "$r" ">=" 1.5
 check "stream_backup to S3 peak RSS (MiB)" "$peak" "<=" 64
