@@ -39,7 +39,7 @@
 
 namespace backup {
 
-// Parts uploading at the same time (bench/README.md has the measurements):
+// Parts uploading at the same time, each over a connection of its own:
 // with the default 8 MiB parts the sink holds 24 MiB of data at most.
 inline constexpr std::size_t kS3PartsInFlight = 2;
 
