@@ -12,10 +12,12 @@ bool method_is_idempotent(std::string_view method) {
 bool should_retry(bool idempotent, const AttemptOutcome& o) {
   if (o.never_sent) return true;
   if (o.http_status == 429) return true;
-  // A 5xx that carries Retry-After turned the request away unhandled (an
-  // apiserver shutting down answers 503 "apiserver is shutting down",
-  // Retry-After: 1): safe for a POST too (docs/server-faults.md).
-  if (o.http_status >= 500 && o.http_status != 501 && o.retry_after) return true;
+  // A 503 with Retry-After turned the request away unhandled (an apiserver
+  // shutting down answers "apiserver is shutting down", Retry-After: 1):
+  // safe for a POST too. Not any 5xx with Retry-After: the apiserver's
+  // timeouts (500 ServerTimeout, 504 Timeout) carry one as well, after the
+  // write may have happened (docs/server-faults.md).
+  if (o.http_status == 503 && o.retry_after) return true;
   if (!idempotent) return false;
   if (o.transport_failed) return true;
   return o.http_status >= 500 && o.http_status != 501;

@@ -28,7 +28,7 @@ struct AttemptOutcome {
 // caller says (see PatchOptions::idempotent).
 bool method_is_idempotent(std::string_view method);
 
-// 429, a 5xx with Retry-After and "never sent" are safe for every request
+// 429, a 503 with Retry-After and "never sent" are safe for every request
 // (the server did not act); other 5xx (but 501) and broken connections only
 // for idempotent ones.
 bool should_retry(bool idempotent, const AttemptOutcome& outcome);
