@@ -85,6 +85,15 @@ class FaultProxy {
        << "current-context: proxy\n";
   }
   std::string kubeconfig() const { return dir_ + "/proxy.kubeconfig"; }
+  // Waits until a request passes through again: the fault phases are over
+  // (they are timed from the first write, which the caller does not see).
+  bool wait_passing(std::chrono::seconds limit) const {
+    return wait_for(
+        [&] {
+          return e2e::run({e2e::var("TESTENV_KUBECTL"), "--kubeconfig", kubeconfig(), "get", "--raw", "/readyz"}).rc == 0;
+        },
+        limit, std::chrono::milliseconds(200));
+  }
   std::string log() const { return dir_ + "/proxy.log"; }
   // Lines of the log that start with `prefix` ("fault 429", "pass 2", ...).
   int count(const std::string& prefix) const {
