@@ -2,7 +2,8 @@
 // docs/break-glass-design.md#transient-findings): the tool is SIGKILLed right after each step of each table
 // (KUBECTL_ETCD_TEST_KILL_AFTER), I1-I3 are checked at the stop, then the
 // same command is run again and must finish the change with I4-I5 holding.
-// A writer puts keys throughout and sees no error.
+// A writer puts keys throughout and sees no error (the one handover aside:
+// member_e2e.h).
 #include <sstream>
 #include <thread>
 
@@ -69,9 +70,10 @@ TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)
     if (i < kRemoveSteps.size()) {
       const std::string& rstep = kRemoveSteps[i];
       CAPTURE(rstep);
-      writer.phase("remove killed after " + rstep);
+      // Only the remove that finds `added` leading moves leadership.
+      writer.phase("remove killed after " + rstep, rstep == "move-leader");
       if (rstep == "move-leader") {
-        auto ml = c.tool({"move-leader", added});
+        auto ml = writer.quiet([&c, &added] { return c.tool({"move-leader", added}); });
         REQUIRE_MESSAGE(ml.rc == 0, ml.err);
       }
       auto rk = member(c, {"remove", added, "--scale-down"}, {{"KUBECTL_ETCD_TEST_KILL_AFTER", rstep}});
@@ -104,4 +106,5 @@ TEST_CASE("member add and remove resume after a SIGKILL at every step (etcd 3.6)
   INFO("writer errors:\n" << writer.error_log());
   CHECK(writer.puts() > 20);
   CHECK(writer.errors() == 0);
+  CHECK(writer.handovers() <= 2);
 }
