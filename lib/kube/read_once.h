@@ -18,7 +18,7 @@ class Client;
 
 class ReadOnce {
  public:
-  ReadOnce(Client& client, const Resource& resource, std::string ns);
+  ReadOnce(Client& client, Resource resource, std::string ns);
   ReadOnce(const ReadOnce&) = delete;
   ReadOnce& operator=(const ReadOnce&) = delete;
 
@@ -28,7 +28,7 @@ class ReadOnce {
 
  private:
   Client& client_;
-  const Resource& resource_;
+  Resource resource_;
   std::string ns_;
   std::map<std::string, base::Result<nlohmann::json>> read_;
 };

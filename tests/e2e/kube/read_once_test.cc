@@ -1,6 +1,6 @@
 // kube::ReadOnce against the real apiserver: each name is asked once, a
-// NotFound answer is kept as the same error, and the answers are the
-// server's, not older ones of another namespace.
+// NotFound answer is kept as the same error, a later change on the server
+// is not seen by the same reader, and a new reader reads again.
 #include <doctest/doctest.h>
 
 #include "helpers.h"
