@@ -89,18 +89,18 @@ inline std::string hex_id(const json& m) { return hex(m["ID"].get<std::uint64_t>
 
 // A writer putting keys through one member that stays up the whole test.
 // Each failed put is kept (the first few) with the phase the test was in
-// and the time since the start, so a failure says which step cost a write.
+// when the put began (a timeout ends 7 s later, often in the next phase)
+// and the times since the start, so a failure says which step cost a write.
 //
 // A leadership handover drops the proposals that reach the old leader while
-// it lasts: etcd answers "raft proposal dropped", or a put forwarded by a
-// follower times out "possibly due to previous leader failure" (a writer
-// like this one lost 1 put in 30 etcdctl move-leader calls on an idle
-// 3-member cluster). That is the price of moving leadership, which is what
-// docs/break-glass-design.md has remove pay instead of an election. So
-// the test moves leadership itself only with the writer paused (quiet()),
-// and a phase in which the tool moves it is declared a handover: there,
-// and only there, such answers are counted apart (handovers()); any other
-// failed put is an error.
+// it lasts (docs/break-glass-design.md): etcd answers "raft proposal
+// dropped", or a put forwarded by a follower times out ("request timed
+// out", "possibly due to previous leader failure" added when the member
+// that took it is the new leader). That is the price of moving leadership,
+// which remove pays instead of an election. So the test moves leadership
+// itself only with the writer paused (quiet()), and a phase in which the
+// tool moves it is declared a handover: a put begun there that gets such an
+// answer is counted apart (handovers()); any other failed put is an error.
 class Writer {
  public:
   Writer(const NativeCluster& c, std::string endpoint)
@@ -114,9 +114,10 @@ class Writer {
           if (stop_) return;
           in_flight_ = true;
         }
+        const Began began = begin();
         auto r = c_.ctl_result({"--endpoints", endpoint_, "put", "writer/" + std::to_string(i++), "v"});
         ++puts_;
-        if (r.rc != 0) record(r.err);
+        if (r.rc != 0) record(began, r.err);
         {
           std::lock_guard<std::mutex> l(run_mu_);
           in_flight_ = false;
@@ -175,21 +176,35 @@ class Writer {
   }
 
  private:
+  // The phase a put began in, and when.
+  struct Began {
+    std::string phase;
+    bool handover = false;
+    double at = 0;
+  };
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  Began begin() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return {phase_, handover_, seconds()};
+  }
   static bool handover_answer(const std::string& line) {
     return line.find("raft proposal dropped") != std::string::npos ||
-           line.find("possibly due to previous leader failure") != std::string::npos;
+           line.find("etcdserver: request timed out") != std::string::npos;
   }
-  void record(const std::string& err) {
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  void record(const Began& began, const std::string& err) {
+    const double t = seconds();
     // etcdctl's last line is its "Error: ..." summary.
     std::string last = err;
     while (!last.empty() && last.back() == '\n') last.pop_back();
     last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+    const bool handover = began.handover && handover_answer(last);
     std::lock_guard<std::mutex> l(mu_);
-    const bool handover = handover_ && handover_answer(last);
     if (++(handover ? handovers_ : errors_) > 5) return;
-    log_ += std::string(handover ? "handover" : "error") + " during " + phase_ + ", " +
-            std::to_string(static_cast<int>(t)) + " s in: " + last + "\n";
+    log_ += std::string(handover ? "handover" : "error") + ": a put begun during " + began.phase + ", " +
+            std::to_string(static_cast<int>(began.at)) + " s in, failed " + std::to_string(static_cast<int>(t)) +
+            " s in: " + last + "\n";
   }
 
   const NativeCluster& c_;
