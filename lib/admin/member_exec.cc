@@ -12,6 +12,7 @@
 #include "admin/cert_check.h"
 #include "admin/consistency.h"
 #include "admin/kube_util.h"
+#include "admin/member_handover.h"
 #include "admin/member_object.h"
 #include "admin/member_render.h"
 #include "admin/member_wait.h"
@@ -448,30 +449,78 @@ class Runner {
     return out;
   }
 
-  base::Result<Answer> move_leader() {
+  // One round of Status answers of the members etcd lists now.
+  base::Result<std::vector<VoterStatus>> voter_statuses() {
     auto l = members_now();
     if (!l) return std::move(l).error();
-    auto eps = endpoints(*l);
-    std::uint64_t leader = 0;
-    std::string leader_ep;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> candidates;  // id, applied
-    for (const auto& [id, ep] : eps) {
-      auto s = env_.session->etcd->status(ep);
-      if (!s) continue;
-      if (s->leader != 0) leader = s->leader;
-      if (s->is_leader()) leader_ep = ep;
-      const auto* e = find_member(*l, id, {}, {});
-      if (e != nullptr && !e->is_learner && id != plan_.id) candidates.emplace_back(id, s->raft_applied_index);
+    const auto eps = endpoints(*l);
+    std::vector<std::string> urls;
+    for (const auto& [id, ep] : eps) urls.push_back(ep);
+    // Concurrently, under one deadline: a member that is down costs one timeout, not one each.
+    const auto answers = env_.session->etcd->status_all(urls, env_.session->member_deadline());
+    std::vector<VoterStatus> out;
+    for (std::size_t i = 0; i < eps.size(); ++i) {
+      VoterStatus v;
+      v.id = eps[i].first;
+      v.endpoint = eps[i].second;
+      const auto* e = find_member(*l, v.id, {}, {});
+      v.learner = e != nullptr && e->is_learner;
+      if (i < answers.size() && answers[i].result) {
+        const auto& st = *answers[i].result;
+        v.answered = true;
+        v.healthy = st.errors.empty();
+        v.leader = st.leader;
+        v.applied = st.raft_applied_index;
+        v.learner = v.learner || st.is_learner;
+      }
+      out.push_back(std::move(v));
     }
-    if (leader != plan_.id) return Answer::already("the target does not lead");
-    if (candidates.empty() || leader_ep.empty()) {
-      return base::make_error(base::ErrorKind::Failed, "no healthy voter to hand leadership to");
+    return out;
+  }
+
+  // docs/break-glass-design.md#leader-handover: decided from the answers of
+  // now; done once the transferee reports itself leader.
+  base::Result<Answer> move_leader() {
+    auto statuses = voter_statuses();
+    if (!statuses) return std::move(statuses).error();
+    const Handover h = plan_handover(*statuses, plan_.id);
+    if (h.kind == Handover::Kind::NotLeader) return Answer::already("the target does not lead (" + h.why + ")");
+    const std::string who = plan_.member.empty() ? etcd::format_member_id(plan_.id) : plan_.member;
+    if (h.kind == Handover::Kind::Cannot) {
+      return base::make_error(base::ErrorKind::Failed, "cannot move leadership away from " + who + ": " + h.why, {},
+                             "re-run once `kubectl etcd health -c " + c_ + "` shows a leader and a healthy voter");
     }
-    auto best = std::max_element(candidates.begin(), candidates.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    auto r = env_.session->etcd->move_leader(leader_ep, best->first);
+    auto r = env_.session->etcd->move_leader(h.leader_endpoint, h.to);
     if (!r) return std::move(r).error();
-    return Answer::did("leader now " + etcd::format_member_id(best->first));
+    std::string to_ep;
+    for (const auto& v : *statuses) {
+      if (v.id == h.to) to_ep = v.endpoint;
+    }
+    const auto until = Clock::now() + env_.session->target.config.call_timeout;
+    for (;;) {
+      auto st = env_.session->etcd->status(to_ep);
+      if (st && st->is_leader()) return Answer::did("leader now " + etcd::format_member_id(h.to));
+      if (Clock::now() > until) {
+        return base::make_error(base::ErrorKind::Failed, "MoveLeader was accepted but " + etcd::format_member_id(h.to) +
+                                                           " does not lead yet", {}, "re-run to resume");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  // Right before the write that takes the target down, after a move-leader
+  // step: had leadership come back to it since (an election it won), it
+  // moves again, or the write would cost the election the step avoided.
+  base::Result<std::string> keep_leadership_away(MemberStep which) {
+    if (!plan_.has(MemberStep::MoveLeader)) return std::string();
+    // Break-glass deletes an EtcdMember its finalizer keeps: remove-etcd takes the member down there.
+    if (plan_.mode == Mode::BreakGlass && which == MemberStep::DeleteMember) return std::string();
+    auto statuses = voter_statuses();
+    if (!statuses) return std::move(statuses).error();
+    if (plan_handover(*statuses, plan_.id).kind == Handover::Kind::NotLeader) return std::string();
+    auto moved = move_leader();
+    if (!moved) return std::move(moved).error();
+    return "leadership had come back to the target: " + moved->detail + "; ";
   }
 
   base::Result<Answer> clear_id() {
@@ -490,6 +539,8 @@ class Runner {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
     if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
+    auto away = keep_leadership_away(MemberStep::DeleteMember);
+    if (!away) return std::move(away).error();
     // Newer operators deny the delete without their consent annotation
     // (docs/operator-contract.md#deleting-an-etcdmember); set it first, on
     // the object just read.
@@ -502,7 +553,7 @@ class Runner {
     d.precondition_uid = base::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Answer::did("deleted");
+    return Answer::did(*away + "deleted");
   }
 
   base::Result<Answer> remove_etcd() {
@@ -512,6 +563,8 @@ class Runner {
     if (find_member(*l, plan_.id, plan_.member, url) == nullptr) return Answer::already("etcd does not list it");
     const auto* e = find_member(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
+    auto away = keep_leadership_away(MemberStep::RemoveEtcd);
+    if (!away) return std::move(away).error();
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(id); }, o_.timeout, o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
@@ -522,9 +575,9 @@ class Runner {
       // the answer of another member to a retry of that same request (the
       // first went to the removed member itself, which stopped before it
       // answered). The removal is this step's.
-      return Answer::did("removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)");
+      return Answer::did(*away + "removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)");
     }
-    return Answer::did("removed " + etcd::format_member_id(id));
+    return Answer::did(*away + "removed " + etcd::format_member_id(id));
   }
 
   base::Result<Answer> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
@@ -592,11 +645,13 @@ class Runner {
     if (pod->is_null()) return Answer::already("no Pod");
     if (base::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Answer::already("already a new Pod");
     if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
+    auto away = keep_leadership_away(MemberStep::DeletePod);
+    if (!away) return std::move(away).error();
     kube::DeleteOptions d;
     d.precondition_uid = plan_.pod_uid;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Answer::did("Pod " + plan_.pod_uid + " deleted");
+    return Answer::did(*away + "Pod " + plan_.pod_uid + " deleted");
   }
 
   base::Result<Answer> wait_pod() {
