@@ -18,6 +18,7 @@
 #include "admin/member_wait.h"
 #include "admin/operator_scale.h"
 #include "admin/target.h"
+#include "admin/wait_progress.h"
 #include "base/json_at.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -285,22 +286,31 @@ class Runner {
   }
 
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
+  // Where the wait stands and why, once per change, as a line that stays
+  // (docs/break-glass-design.md#waits); progress in between.
   template <class F>
   base::Result<Answer> poll(const std::string& what, F&& try_once) {
     // The operator-mediated waits share one budget: --timeout bounds them together.
     const auto end = operator_wait_ ? *operator_wait_ : Clock::now() + o_.timeout;
     auto delay = std::chrono::milliseconds(500);
+    WaitProgress shown;
     for (;;) {
       stands_.clear();
+      cause_.clear();
       auto r = try_once();
       if (!r) return std::move(r).error();
       if (r->has_value()) return **r;
-      const std::string line = stands_.empty() ? what : what + ": " + stands_;
-      if (Clock::now() + delay > end) {
-        return base::make_error(base::ErrorKind::Timeout, "timed out after " + budget(o_.timeout) + " " + line,
+      const auto now = Clock::now();
+      if (now + delay > end) {
+        return base::make_error(base::ErrorKind::Timeout,
+                               "timed out after " + budget(o_.timeout) + " " + WaitProgress::describe(what, stands_, cause_),
                                {}, timeout_hint_.empty() ? "re-run the same command to resume" : timeout_hint_);
       }
-      progress(line);
+      if (auto line = shown.observe(what, stands_, cause_, now,
+                                    std::chrono::duration_cast<std::chrono::milliseconds>(end - now))) {
+        if (line->stays && o_.note) o_.note(line->text);
+        else progress(line->text);
+      }
       std::this_thread::sleep_for(delay);
       delay = std::min(delay * 2, std::chrono::milliseconds(5000));
     }
@@ -742,9 +752,10 @@ class Runner {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
-      if (v.done && v.member.empty()) v = {false, "no EtcdMember is new since the plan", {}, 0};
+      if (v.done && v.member.empty()) v = {false, "no EtcdMember is new since the plan", {}, {}, 0};
       if (!v.done) {
         stands_ = v.text;
+        cause_ = v.cause;
         return std::optional<Answer>();
       }
       added_ = v.member;
@@ -761,6 +772,7 @@ class Runner {
       auto v = judge_removed(*st, plan_.member, plan_.id, plan_.peer_url);
       if (!v.done) {
         stands_ = v.text;
+        cause_ = v.cause;
         return std::optional<Answer>();
       }
       return std::optional<Answer>(Answer::did(v.text));
@@ -775,6 +787,7 @@ class Runner {
       auto v = judge_settled(*st, plan_.want, plan_.before);
       if (!v.done) {
         stands_ = v.text;
+        cause_ = v.cause;
         return std::optional<Answer>();
       }
       if (!v.member.empty()) {
@@ -809,6 +822,7 @@ class Runner {
   std::vector<etcd::Member> add_members_;
   ExecReport report_;
   std::string stands_;        // a poll's last word on where the wait stands
+  std::string cause_;         // and why, when known
   std::string timeout_hint_;  // the hint of a wait's timeout, when not "re-run"
   std::optional<Clock::time_point> operator_wait_;  // the end of the operator-mediated waits' budget
 
@@ -890,7 +904,8 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   if (l) st.etcd = std::move(l.value());
   else st.etcd_error = l.error().one_line();
   std::vector<std::string> eps;
-  std::vector<MemberTarget> fresh;
+  std::vector<std::uint64_t> ids;  // of eps
+  std::vector<std::pair<std::uint64_t, MemberTarget>> fresh;
   const auto& known = s.target.config.endpoints;
   auto targets = member_targets(st.cluster, st.members, st.pods);
   for (const auto& e : st.etcd.members) {
@@ -906,23 +921,35 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
     // an address the session's client neither dials nor knows the TLS name
     // of: that member gets a client of its own, as `member_config` builds it.
     if (target != nullptr && std::find(known.begin(), known.end(), ep) == known.end()) {
-      fresh.push_back(*target);
+      fresh.emplace_back(e.id, *target);
       continue;
     }
     if (ep.empty() && !e.client_urls.empty()) ep = e.client_urls.front();
-    if (!ep.empty()) eps.push_back(ep);
+    if (ep.empty()) {
+      st.dial_errors[e.id] = "no endpoint to dial";
+      continue;
+    }
+    eps.push_back(ep);
+    ids.push_back(e.id);
   }
   auto answered = [&st](const etcd::StatusInfo& r) {
     st.healthy.insert(r.header.member_id);
     if (r.leader != 0) st.leader = r.leader;
   };
-  for (const auto& r : s.etcd->status_all(eps, s.member_deadline())) {
-    if (r.result) answered(*r.result);
+  const auto answers = s.etcd->status_all(eps, s.member_deadline());
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i].result) answered(*answers[i].result);
+    else if (i < ids.size()) st.dial_errors[ids[i]] = answers[i].result.error().one_line();
   }
-  for (const auto& t : fresh) {
+  for (const auto& [id, t] : fresh) {
     auto c = etcd::Client::create(member_config(s.target, t));
-    if (!c) continue;
-    if (auto r = (*c)->status(t.endpoint, s.member_deadline())) answered(*r);
+    if (!c) {
+      st.dial_errors[id] = c.error().one_line();
+      continue;
+    }
+    auto r = (*c)->status(t.endpoint, s.member_deadline());
+    if (r) answered(*r);
+    else st.dial_errors[id] = r.error().one_line();
   }
   if (nodes) {
     for (const auto& p : st.pods) {

@@ -73,6 +73,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
   };
   hooks.exec.timeout = *timeout;
   hooks.exec.progress = [&progress](const std::string& s) { progress.update(s); };
+  hooks.exec.note = [&progress](const std::string& s) { progress.line(s); };
   // The outcome the step returned, as the summary reports it.
   hooks.exec.step_done = [&progress](const admin::StepResult& r) {
     progress.line(std::string("step ") + admin::step_name(r.step) + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
