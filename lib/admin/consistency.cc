@@ -51,6 +51,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
 
   // EtcdMembers against etcd.
   std::set<std::uint64_t> mapped;
+  std::map<std::uint64_t, std::string> member_of;  // etcd member -> its EtcdMember
   for (const auto& m : in.members) {
     const std::string name = name_of(m);
     const bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
@@ -62,7 +63,10 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
       if (auto p = etcd::parse_member_id(id)) stored = *p;
     }
     const etcd::Member* e = match_member(in.cluster, m, in.etcd.members);
-    if (e) mapped.insert(e->id);
+    if (e) {
+      mapped.insert(e->id);
+      member_of[e->id] = name;
+    }
     if (terminating) {
       add(finding::kTerminatingMember, Severity::Transient, name, stored,
           "EtcdMember is terminating; the operator waits for it before anything else");
@@ -120,6 +124,18 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   }
   if (learners > 1) {
     add(finding::kMultipleLearners, Severity::Error, {}, 0, std::to_string(learners) + " learners in etcd");
+  }
+
+  // Voters nobody can dial: etcd and the operator's status may call them
+  // healthy (their peers reach them), clients do not.
+  for (const auto& e : in.etcd.members) {
+    if (e.is_learner) continue;
+    auto m = member_of.find(e.id);
+    const std::string name = m != member_of.end() ? m->second : e.name;
+    auto why = in.unreachable.find(name);
+    if (name.empty() || why == in.unreachable.end()) continue;
+    add(finding::kUnreachableMember, Severity::Error, name, e.id,
+        "voter cannot be dialled: " + why->second + "; it counts for quorum, but clients cannot reach it");
   }
 
   // Pods rendered by hand (break-glass add).

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ inline constexpr const char* kReplicasMismatch = "REPLICAS_MISMATCH";
 inline constexpr const char* kHandRenderedPod = "HAND_RENDERED_POD";
 inline constexpr const char* kDeadlineExceeded = "DEADLINE_EXCEEDED";
 inline constexpr const char* kOperatorInactive = "OPERATOR_INACTIVE";
+inline constexpr const char* kUnreachableMember = "UNREACHABLE_MEMBER";
 }  // namespace finding
 
 // docs/break-glass-design.md#transient-findings: transient findings are states the operator completes by
@@ -53,6 +55,10 @@ struct ConsistencyInput {
   nlohmann::json pods = nlohmann::json::array();     // its Pods
   etcd::MemberList etcd;   // a (linearizable) MemberList
   std::optional<OperatorState> operator_state;  // unset: not judged
+  // EtcdMember name -> why its Status failed (the dial error: a refused
+  // connection, a TLS name the certificate lacks), for the members probed;
+  // empty when none was.
+  std::map<std::string, std::string> unreachable;
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
 };
 

@@ -108,7 +108,12 @@ HealthReport check_health(Session& s, bool with_consistency) {
     if (!c) {
       out.consistency_error = c.error().one_line();
     } else {
-      auto f = gather_findings(s.target, **c);
+      // The members' own answers of above: a member that does not answer is not asked again.
+      DialErrors dialled;
+      for (const auto& m : out.members) {
+        if (!m.reachable && !m.name.empty()) dialled[m.name] = m.error;
+      }
+      auto f = gather_findings(s.target, **c, &dialled);
       if (f) {
         out.findings = std::move(f.value());
       } else {

@@ -12,11 +12,13 @@
 #include "admin/cert_check.h"
 #include "admin/consistency.h"
 #include "admin/kube_util.h"
+#include "admin/member_handover.h"
 #include "admin/member_object.h"
 #include "admin/member_render.h"
 #include "admin/member_wait.h"
 #include "admin/operator_scale.h"
 #include "admin/target.h"
+#include "admin/wait_progress.h"
 #include "base/json_at.h"
 #include "etcd/client.h"
 #include "etcd/errors.h"
@@ -284,22 +286,31 @@ class Runner {
   }
 
   // Backoff 500 ms doubling to 5 s, bounded by the overall timeout.
+  // Where the wait stands and why, once per change, as a line that stays
+  // (docs/break-glass-design.md#waits); progress in between.
   template <class F>
   base::Result<Answer> poll(const std::string& what, F&& try_once) {
     // The operator-mediated waits share one budget: --timeout bounds them together.
     const auto end = operator_wait_ ? *operator_wait_ : Clock::now() + o_.timeout;
     auto delay = std::chrono::milliseconds(500);
+    WaitProgress shown;
     for (;;) {
       stands_.clear();
+      cause_.clear();
       auto r = try_once();
       if (!r) return std::move(r).error();
       if (r->has_value()) return **r;
-      const std::string line = stands_.empty() ? what : what + ": " + stands_;
-      if (Clock::now() + delay > end) {
-        return base::make_error(base::ErrorKind::Timeout, "timed out after " + budget(o_.timeout) + " " + line,
+      const auto now = Clock::now();
+      if (now + delay > end) {
+        return base::make_error(base::ErrorKind::Timeout,
+                               "timed out after " + budget(o_.timeout) + " " + WaitProgress::describe(what, stands_, cause_),
                                {}, timeout_hint_.empty() ? "re-run the same command to resume" : timeout_hint_);
       }
-      progress(line);
+      if (auto line = shown.observe(what, stands_, cause_, now,
+                                    std::chrono::duration_cast<std::chrono::milliseconds>(end - now))) {
+        if (line->stays && o_.note) o_.note(line->text);
+        else progress(line->text);
+      }
       std::this_thread::sleep_for(delay);
       delay = std::min(delay * 2, std::chrono::milliseconds(5000));
     }
@@ -448,30 +459,78 @@ class Runner {
     return out;
   }
 
-  base::Result<Answer> move_leader() {
+  // One round of Status answers of the members etcd lists now.
+  base::Result<std::vector<VoterStatus>> voter_statuses() {
     auto l = members_now();
     if (!l) return std::move(l).error();
-    auto eps = endpoints(*l);
-    std::uint64_t leader = 0;
-    std::string leader_ep;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> candidates;  // id, applied
-    for (const auto& [id, ep] : eps) {
-      auto s = env_.session->etcd->status(ep);
-      if (!s) continue;
-      if (s->leader != 0) leader = s->leader;
-      if (s->is_leader()) leader_ep = ep;
-      const auto* e = find_member(*l, id, {}, {});
-      if (e != nullptr && !e->is_learner && id != plan_.id) candidates.emplace_back(id, s->raft_applied_index);
+    const auto eps = endpoints(*l);
+    std::vector<std::string> urls;
+    for (const auto& [id, ep] : eps) urls.push_back(ep);
+    // Concurrently, under one deadline: a member that is down costs one timeout, not one each.
+    const auto answers = env_.session->etcd->status_all(urls, env_.session->member_deadline());
+    std::vector<VoterStatus> out;
+    for (std::size_t i = 0; i < eps.size(); ++i) {
+      VoterStatus v;
+      v.id = eps[i].first;
+      v.endpoint = eps[i].second;
+      const auto* e = find_member(*l, v.id, {}, {});
+      v.learner = e != nullptr && e->is_learner;
+      if (i < answers.size() && answers[i].result) {
+        const auto& st = *answers[i].result;
+        v.answered = true;
+        v.healthy = st.errors.empty();
+        v.leader = st.leader;
+        v.applied = st.raft_applied_index;
+        v.learner = v.learner || st.is_learner;
+      }
+      out.push_back(std::move(v));
     }
-    if (leader != plan_.id) return Answer::already("the target does not lead");
-    if (candidates.empty() || leader_ep.empty()) {
-      return base::make_error(base::ErrorKind::Failed, "no healthy voter to hand leadership to");
+    return out;
+  }
+
+  // docs/break-glass-design.md#leader-handover: decided from the answers of
+  // now; done once the transferee reports itself leader.
+  base::Result<Answer> move_leader() {
+    auto statuses = voter_statuses();
+    if (!statuses) return std::move(statuses).error();
+    const Handover h = plan_handover(*statuses, plan_.id);
+    if (h.kind == Handover::Kind::NotLeader) return Answer::already("the target does not lead (" + h.why + ")");
+    const std::string who = plan_.member.empty() ? etcd::format_member_id(plan_.id) : plan_.member;
+    if (h.kind == Handover::Kind::Cannot) {
+      return base::make_error(base::ErrorKind::Failed, "cannot move leadership away from " + who + ": " + h.why, {},
+                             "re-run once `kubectl etcd health -c " + c_ + "` shows a leader and a healthy voter");
     }
-    auto best = std::max_element(candidates.begin(), candidates.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    auto r = env_.session->etcd->move_leader(leader_ep, best->first);
+    auto r = env_.session->etcd->move_leader(h.leader_endpoint, h.to);
     if (!r) return std::move(r).error();
-    return Answer::did("leader now " + etcd::format_member_id(best->first));
+    std::string to_ep;
+    for (const auto& v : *statuses) {
+      if (v.id == h.to) to_ep = v.endpoint;
+    }
+    const auto until = Clock::now() + env_.session->target.config.call_timeout;
+    for (;;) {
+      auto st = env_.session->etcd->status(to_ep);
+      if (st && st->is_leader()) return Answer::did("leader now " + etcd::format_member_id(h.to));
+      if (Clock::now() > until) {
+        return base::make_error(base::ErrorKind::Failed, "MoveLeader was accepted but " + etcd::format_member_id(h.to) +
+                                                           " does not lead yet", {}, "re-run to resume");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  // Right before the write that takes the target down, after a move-leader
+  // step: had leadership come back to it since (an election it won), it
+  // moves again, or the write would cost the election the step avoided.
+  base::Result<std::string> keep_leadership_away(MemberStep which) {
+    if (!plan_.has(MemberStep::MoveLeader)) return std::string();
+    // Break-glass deletes an EtcdMember its finalizer keeps: remove-etcd takes the member down there.
+    if (plan_.mode == Mode::BreakGlass && which == MemberStep::DeleteMember) return std::string();
+    auto statuses = voter_statuses();
+    if (!statuses) return std::move(statuses).error();
+    if (plan_handover(*statuses, plan_.id).kind == Handover::Kind::NotLeader) return std::string();
+    auto moved = move_leader();
+    if (!moved) return std::move(moved).error();
+    return "leadership had come back to the target: " + moved->detail + "; ";
   }
 
   base::Result<Answer> clear_id() {
@@ -490,6 +549,8 @@ class Runner {
     auto m = get_opt(op::resources::etcdmembers, plan_.member);
     if (!m) return std::move(m).error();
     if (m->is_null() || m->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
+    auto away = keep_leadership_away(MemberStep::DeleteMember);
+    if (!away) return std::move(away).error();
     // Newer operators deny the delete without their consent annotation
     // (docs/operator-contract.md#deleting-an-etcdmember); set it first, on
     // the object just read.
@@ -502,7 +563,7 @@ class Runner {
     d.precondition_uid = base::string_at(*m, "/metadata/uid");
     auto r = kube_.remove(op::resources::etcdmembers, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Answer::did("deleted");
+    return Answer::did(*away + "deleted");
   }
 
   base::Result<Answer> remove_etcd() {
@@ -512,6 +573,8 @@ class Runner {
     if (find_member(*l, plan_.id, plan_.member, url) == nullptr) return Answer::already("etcd does not list it");
     const auto* e = find_member(*l, plan_.id, plan_.member, url);
     const std::uint64_t id = e->id;
+    auto away = keep_leadership_away(MemberStep::RemoveEtcd);
+    if (!away) return std::move(away).error();
     auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(id); }, o_.timeout, o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
@@ -522,9 +585,9 @@ class Runner {
       // the answer of another member to a retry of that same request (the
       // first went to the removed member itself, which stopped before it
       // answered). The removal is this step's.
-      return Answer::did("removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)");
+      return Answer::did(*away + "removed " + etcd::format_member_id(id) + " (confirmed by a fresh member list)");
     }
-    return Answer::did("removed " + etcd::format_member_id(id));
+    return Answer::did(*away + "removed " + etcd::format_member_id(id));
   }
 
   base::Result<Answer> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
@@ -592,11 +655,13 @@ class Runner {
     if (pod->is_null()) return Answer::already("no Pod");
     if (base::string_at(*pod, "/metadata/uid") != plan_.pod_uid) return Answer::already("already a new Pod");
     if (pod->contains("/metadata/deletionTimestamp"_json_pointer)) return Answer::already("already deleting");
+    auto away = keep_leadership_away(MemberStep::DeletePod);
+    if (!away) return std::move(away).error();
     kube::DeleteOptions d;
     d.precondition_uid = plan_.pod_uid;
     auto r = kube_.remove(kube::resources::pods, ns_, plan_.member, d);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
-    return Answer::did("Pod " + plan_.pod_uid + " deleted");
+    return Answer::did(*away + "Pod " + plan_.pod_uid + " deleted");
   }
 
   base::Result<Answer> wait_pod() {
@@ -687,9 +752,10 @@ class Runner {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
-      if (v.done && v.member.empty()) v = {false, "no EtcdMember is new since the plan", {}, 0};
+      if (v.done && v.member.empty()) v = {false, "no EtcdMember is new since the plan", {}, {}, 0};
       if (!v.done) {
         stands_ = v.text;
+        cause_ = v.cause;
         return std::optional<Answer>();
       }
       added_ = v.member;
@@ -706,6 +772,7 @@ class Runner {
       auto v = judge_removed(*st, plan_.member, plan_.id, plan_.peer_url);
       if (!v.done) {
         stands_ = v.text;
+        cause_ = v.cause;
         return std::optional<Answer>();
       }
       return std::optional<Answer>(Answer::did(v.text));
@@ -720,6 +787,7 @@ class Runner {
       auto v = judge_settled(*st, plan_.want, plan_.before);
       if (!v.done) {
         stands_ = v.text;
+        cause_ = v.cause;
         return std::optional<Answer>();
       }
       if (!v.member.empty()) {
@@ -754,6 +822,7 @@ class Runner {
   std::vector<etcd::Member> add_members_;
   ExecReport report_;
   std::string stands_;        // a poll's last word on where the wait stands
+  std::string cause_;         // and why, when known
   std::string timeout_hint_;  // the hint of a wait's timeout, when not "re-run"
   std::optional<Clock::time_point> operator_wait_;  // the end of the operator-mediated waits' budget
 
@@ -835,7 +904,8 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   if (l) st.etcd = std::move(l.value());
   else st.etcd_error = l.error().one_line();
   std::vector<std::string> eps;
-  std::vector<MemberTarget> fresh;
+  std::vector<std::uint64_t> ids;  // of eps
+  std::vector<std::pair<std::uint64_t, MemberTarget>> fresh;
   const auto& known = s.target.config.endpoints;
   auto targets = member_targets(st.cluster, st.members, st.pods);
   for (const auto& e : st.etcd.members) {
@@ -851,23 +921,35 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
     // an address the session's client neither dials nor knows the TLS name
     // of: that member gets a client of its own, as `member_config` builds it.
     if (target != nullptr && std::find(known.begin(), known.end(), ep) == known.end()) {
-      fresh.push_back(*target);
+      fresh.emplace_back(e.id, *target);
       continue;
     }
     if (ep.empty() && !e.client_urls.empty()) ep = e.client_urls.front();
-    if (!ep.empty()) eps.push_back(ep);
+    if (ep.empty()) {
+      st.dial_errors[e.id] = "no endpoint to dial";
+      continue;
+    }
+    eps.push_back(ep);
+    ids.push_back(e.id);
   }
   auto answered = [&st](const etcd::StatusInfo& r) {
     st.healthy.insert(r.header.member_id);
     if (r.leader != 0) st.leader = r.leader;
   };
-  for (const auto& r : s.etcd->status_all(eps, s.member_deadline())) {
-    if (r.result) answered(*r.result);
+  const auto answers = s.etcd->status_all(eps, s.member_deadline());
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i].result) answered(*answers[i].result);
+    else if (i < ids.size()) st.dial_errors[ids[i]] = answers[i].result.error().one_line();
   }
-  for (const auto& t : fresh) {
+  for (const auto& [id, t] : fresh) {
     auto c = etcd::Client::create(member_config(s.target, t));
-    if (!c) continue;
-    if (auto r = (*c)->status(t.endpoint, s.member_deadline())) answered(*r);
+    if (!c) {
+      st.dial_errors[id] = c.error().one_line();
+      continue;
+    }
+    auto r = (*c)->status(t.endpoint, s.member_deadline());
+    if (r) answered(*r);
+    else st.dial_errors[id] = r.error().one_line();
   }
   if (nodes) {
     for (const auto& p : st.pods) {

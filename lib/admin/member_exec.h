@@ -43,6 +43,8 @@ struct StepResult;
 struct ExecOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // waits (Ready, promotion)
   std::function<void(const std::string&)> progress;           // transient lines (stderr)
+  // Lines that stay: where a wait stands and why, once per change (unset: progress).
+  std::function<void(const std::string&)> note;
   std::function<void(const std::string& step)> after_step;    // a step finished (test seam)
   // A step finished with this outcome (the one its summary line reports).
   std::function<void(const StepResult& result)> step_done;

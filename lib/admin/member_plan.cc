@@ -355,6 +355,23 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   }
 }
 
+// Operator-mediated: the step right before the write that takes the target
+// down (its EtcdMember's delete, its Pod's delete), for every voter, since
+// the leader may change between this plan and that write; it decides when
+// it runs (docs/break-glass-design.md#leader-handover).
+void handover_step(const LiveState& s, const MemberRequest& r, MemberPlan& p, const std::string& target,
+                   const etcd::Member& e, const std::string& cost) {
+  if (e.is_learner) return;
+  const bool leads = e.id == s.leader;
+  if (!r.move_leader) {
+    if (leads) p.refusals.push_back(target + " leads: leadership must move first (drop --no-move-leader)");
+    return;
+  }
+  step(p, MemberStep::MoveLeader,
+       leads ? "move leadership from " + target + " (it leads) to a healthy voter; " + cost
+             : "if " + target + " leads by then, move leadership to a healthy voter first (it does not lead now)");
+}
+
 // --force-delete-pod: only a Pod whose Node is NotReady
 // or gone; on a Ready Node the kubelet finishes the deletion itself.
 void force_delete_step(const LiveState& s, MemberPlan& p) {
@@ -462,6 +479,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
   }
   if (p.mode == Mode::Operator) {
     if (p.kind == TargetKind::Ghost) step(p, MemberStep::ClearId, "status merge patch memberID \"\" on " + target);
+    if (e != nullptr) handover_step(s, r, p, target, *e, "the operator's MemberRemove of a leader costs an election");
     if (m != nullptr && !deleting(*m)) {
       step(p, MemberStep::DeleteMember, "annotate " + target + " allow-deletion, delete it (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
     }
@@ -551,6 +569,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
   }
   const json* pod = pod_of(s, p.member);
   const std::string now = pod != nullptr ? base::string_at(*pod, "/metadata/uid") : std::string();
+  const std::string cost = "a leader whose Pod is deleted costs an election";
   // An earlier run marked the Pod it replaces before deleting it: only that
   // UID is ever deleted, so a re-run does not roll the operator's new Pod.
   const std::string marked = op::annotation(*m, op::kAnnRollingPodUid);
@@ -559,6 +578,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
     p.resume = true;
     p.pod_uid = marked;
     if (now == marked) {
+      if (e != nullptr) handover_step(s, r, p, "EtcdMember " + p.member, *e, cost);
       step(p, MemberStep::DeletePod, "delete Pod " + p.member + " " + marked + " (marked by an earlier run, uid precondition); "
                             "the operator recreates it with PVC " + pvc);
     }
@@ -566,6 +586,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
     p.pod_uid = now;
     step(p, MemberStep::MarkRoll, "annotate EtcdMember " + p.member + " " + std::string(op::kAnnRollingPodUid) + "=" + now +
                              " (resourceVersion guard): a re-run then knows which Pod it replaces");
+    if (e != nullptr) handover_step(s, r, p, "EtcdMember " + p.member, *e, cost);
     step(p, MemberStep::DeletePod, "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " + pvc);
   } else {
     step(p, MemberStep::DeletePod, "no Pod " + p.member + " now: the operator creates it");

@@ -33,6 +33,7 @@ struct LiveState {
   etcd::MemberList etcd;                             // linearizable
   std::string etcd_error;                            // why there is no MemberList (no quorum)
   std::set<std::uint64_t> healthy;                   // members that answered Status
+  std::map<std::uint64_t, std::string> dial_errors;  // members whose Status failed: the error (a TLS name, a refusal)
   std::uint64_t leader = 0;
   std::optional<OperatorState> operator_state;       // unset: not judged
   // Ready condition of the Nodes the Pods are bound to (false: NotReady or

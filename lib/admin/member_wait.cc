@@ -35,7 +35,7 @@ const json* pod_of(const LiveState& s, const std::string& m) {
   return nullptr;
 }
 
-WaitVerdict waiting(std::string text) { return WaitVerdict{false, std::move(text), {}, 0}; }
+WaitVerdict waiting(std::string text) { return WaitVerdict{false, std::move(text), {}, {}, 0}; }
 
 }  // namespace
 
@@ -73,7 +73,11 @@ WaitVerdict judge_settled(const LiveState& s, long long want, const std::vector<
     const std::uint64_t id = stored_id(*m);
     const auto* e = id == 0 ? nullptr : find_member(s.etcd, id, {}, {});
     if (e == nullptr) return waiting("EtcdMember " + name + " has no memberID that etcd lists yet");
-    if (!s.healthy.count(id)) return waiting("etcd member " + name + " does not answer Status");
+    if (!s.healthy.count(id)) {
+      WaitVerdict w = waiting("etcd member " + name + " does not answer Status");
+      if (auto it = s.dial_errors.find(id); it != s.dial_errors.end()) w.cause = it->second;
+      return w;
+    }
     if (!m->value("/status/isVoter"_json_pointer, false)) return waiting("EtcdMember " + name + " is not marked a voter yet");
     const json* pod = pod_of(s, name);
     if (pod == nullptr || op::label(*pod, op::kLabelRole) != op::kRoleVoter) {
@@ -106,7 +110,7 @@ WaitVerdict judge_removed(const LiveState& s, const std::string& name, std::uint
   for (const auto& m : s.members) {
     if (!name.empty() && name_of(m) == name) return waiting("EtcdMember " + name + " still exists (its finalizer runs)");
   }
-  return WaitVerdict{true, "etcd no longer lists " + who, {}, 0};
+  return WaitVerdict{true, "etcd no longer lists " + who, {}, {}, 0};
 }
 
 }  // namespace admin

@@ -17,6 +17,7 @@ namespace admin {
 struct WaitVerdict {
   bool done = false;
   std::string text;         // where it stands: the progress line, or the outcome once done
+  std::string cause;        // why it stands there, when known (the error a member's Status got)
   std::string member;       // settled: an EtcdMember that was not there when planned
   std::uint64_t id = 0;     // its etcd member ID
 };

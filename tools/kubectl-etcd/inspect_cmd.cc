@@ -36,7 +36,9 @@ void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program) {
   add_common_flags(sub, o->common);
   sub.add_flag("--consistency", o->consistency,
                "Also compare every member's HashKV at one shared revision (as `hashkv`)");
-  sub.footer("Consistency findings between etcd and the EtcdMembers and Pods; exit 1 if any.\n"
+  sub.footer("Consistency findings between etcd and the EtcdMembers and Pods, and each voter that cannot be\n"
+             "dialled (UNREACHABLE_MEMBER, with the error and, when a certificate explains it, that certificate's\n"
+             "problem as `certs` reports it); exit 1 if any.\n"
              "--consistency: also the members' data (HashKV); exit 8 when two members disagree.");
   sub.callback([&action, &program, o] {
     action = [&program, o] {
@@ -46,7 +48,7 @@ void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program) {
         return fail(program, base::make_error(base::ErrorKind::Usage, "check needs a cluster (-c or -p)", {},
                                              "--endpoints has no EtcdMembers to compare with; `hashkv` works with it"));
       }
-      auto findings = admin::gather_findings(ctx->session.target, *ctx->session.etcd);
+      auto findings = admin::check_cluster(ctx->session.target, *ctx->session.etcd, ctx->kube.get());
       if (!findings) return fail(program, findings.error());
       auto doc = admin::check_document(*findings);
       int rc = findings->empty() ? 0 : 1;

@@ -73,6 +73,7 @@ int run_member(cli::Program& program, MemberOpts& o) {
   };
   hooks.exec.timeout = *timeout;
   hooks.exec.progress = [&progress](const std::string& s) { progress.update(s); };
+  hooks.exec.note = [&progress](const std::string& s) { progress.line(s); };
   // The outcome the step returned, as the summary reports it.
   hooks.exec.step_done = [&progress](const admin::StepResult& r) {
     progress.line(std::string("step ") + admin::step_name(r.step) + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
@@ -151,7 +152,7 @@ void setup_member_promote(CLI::App& sub, cli::Action& action, cli::Program& prog
 void add_remove_flags(CLI::App& sub, MemberOpts& o) {
   add_mutation_flags(sub, o);
   sub.add_flag("--scale-down", o.request.scale_down, "Break-glass: also lower spec.replicas (a targeted shrink)");
-  sub.add_flag("--no-move-leader", o.no_move_leader, "Refuse instead of moving leadership away from the target");
+  sub.add_flag("--no-move-leader", o.no_move_leader, "Refuse a target that leads instead of moving leadership away from it");
   sub.add_flag("--force-delete-pod", o.request.force_delete_pod,
                "Once etcd no longer lists the member, delete its Pod with grace 0 if its Node is NotReady or gone");
   sub.add_flag("--wait", o.wait,
@@ -163,9 +164,12 @@ const char* const kRemoveFooter =
     "Targets: a member with an EtcdMember, an etcd member without one (stray voter, orphan learner),\n"
     "an EtcdMember etcd does not know (ghost). Refused when the voters left would lose quorum, for\n"
     "the last member, and while another change is in flight. A re-run finishes a stopped removal;\n"
-    "with --force-delete-pod also one whose Pod is stuck Terminating on a lost Node. With the operator\n"
-    "active the EtcdMember is deleted and the operator's finalizer removes the member and fills the\n"
-    "gap; --wait shows that on stderr and exits 4 when --timeout passes first.";
+    "with --force-delete-pod also one whose Pod is stuck Terminating on a lost Node. Leadership is\n"
+    "moved away from a target that leads first (step move-leader). With the operator active the\n"
+    "EtcdMember is deleted and the operator's finalizer removes the member and fills the gap; the\n"
+    "move-leader step comes right before the delete for any voter and acts if the target leads then\n"
+    "(the operator removes a leader without handing over). --wait shows that on stderr and exits 4\n"
+    "when --timeout passes first.";
 
 void setup_member_remove(CLI::App& sub, cli::Action& action, cli::Program& program) {
   auto o = options<MemberOpts>();
@@ -185,8 +189,9 @@ void setup_member_roll(CLI::App& sub, cli::Action& action, cli::Program& program
   sub.add_option("--timeout", o->timeout, "Budget of the waits (the new Pod Ready, the member answering)")
       ->default_str("5m");
   sub.add_option("member", o->request.target, "EtcdMember name or member ID")->required();
-  sub.footer("Deletes the member's Pod; the operator recreates it from its own template with the same PVC, so\n"
-             "the data and the member ID come back. Waits until the new Pod is Ready and the member answers.\n"
+  sub.footer("Deletes the member's Pod, after moving leadership away if it leads then (step move-leader);\n"
+             "the operator recreates it from its own template with the same PVC, so the data and the member\n"
+             "ID come back. Waits until the new Pod is Ready and the member answers.\n"
              "For Pods `check` reports as HAND_RENDERED_POD, and for restarts such as a CA rotation.\n"
              "Refused (exit 3) for Memory members (a new Pod starts empty), when the operator is not active,\n"
              "and when the voters left during the restart would lose quorum. Exit 4: timed out waiting.\n"
@@ -240,7 +245,8 @@ void setup_member_replace(CLI::App& sub, cli::Action& action, cli::Program& prog
                "Operator-mediated: wait (up to --timeout) until the member is gone and the operator's new member "
                "is a Ready voter");
   sub.footer("Remove first, then add a learner in the gap and promote it (removing first keeps fault\n"
-             "tolerance). With the operator active: delete the EtcdMember; the operator fills the gap.");
+             "tolerance). With the operator active: move leadership away if the member leads (step\n"
+             "move-leader), then delete the EtcdMember; the operator fills the gap.");
   sub.callback([&action, &program, o] { action = [&program, o] { return run_member(program, *o); }; });
 }
 

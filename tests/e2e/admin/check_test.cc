@@ -118,3 +118,59 @@ TEST_CASE("check: an operator that does not run is a finding; one that runs is n
              R"({"status":{"replicas":1,"readyReplicas":1}})"});
   CHECK(c.tool({"check"}).rc == 0);
 }
+
+// Issue 36: a voter the operator and etcd call healthy that no client can
+// dial. Here the tool dials ms[0] by a name its serving certificate lacks
+// (the headless-service annotation points it at <m>.etcd-headless.<ns>.svc,
+// the certificate names *.etcd.<ns>.svc), as a cluster whose certificates
+// name other Services than the operator's; then a voter whose etcd stopped.
+TEST_CASE("check: a voter that cannot be dialled is a finding with the dial error and the certificate that explains it") {
+  FixtureOptions o;
+  o.version = "3.6";
+  NativeCluster c(o);
+  auto ms = c.members();
+  REQUIRE(c.tool({"check"}).rc == 0);
+  c.kubectl({"annotate", "etcdmembers.etcd-operator.cozystack.io", ms[0],
+             "etcd-operator.cozystack.io/headless-service-name=etcd-headless"});
+  const std::string host = ms[0] + ".etcd-headless." + c.ns() + ".svc";
+
+  auto r = c.tool({"check"}, {"-o", "json"});
+  CHECK(r.rc == 1);
+  auto doc = parse(r);
+  REQUIRE(doc["findings"].size() == 1);
+  const json& f = doc["findings"][0];
+  CHECK(f["code"] == "UNREACHABLE_MEMBER");
+  CHECK(f["severity"] == "error");
+  CHECK(f["member"] == ms[0]);
+  CHECK(f["id"] == c.id_of(ms[0]));
+  const std::string message = f["message"];
+  CHECK(message.find("voter cannot be dialled: ") == 0);
+  CHECK(message.find("Peer name " + host + " is not in peer certificate") != std::string::npos);
+  // The certs finding that explains it, as `certs` reports it.
+  CHECK(message.find("`kubectl etcd certs` finds why: ") != std::string::npos);
+  CHECK(message.find("does not cover today's member " + host) != std::string::npos);
+  auto certs = e2e::run({NativeCluster::binary(), "certs", "-c", c.name(), "-n", c.ns(), "-o", "json"});
+  CHECK(certs.rc == 1);
+  CHECK(certs.out.find("san-today") != std::string::npos);
+  // The table names it too; health reports the same finding.
+  auto table = c.tool({"check"});
+  CHECK(table.rc == 1);
+  CHECK(table.out.find("UNREACHABLE_MEMBER") != std::string::npos);
+  auto h = c.tool({"health"}, {"-o", "json", "--command-timeout", "2s"});
+  CHECK(h.rc == 1);
+  CHECK(json::parse(h.out)["findings"][0]["code"] == "UNREACHABLE_MEMBER");
+
+  // A voter whose etcd stopped: the error, and no certificate blamed.
+  c.kubectl({"annotate", "etcdmembers.etcd-operator.cozystack.io", ms[0],
+             "etcd-operator.cozystack.io/headless-service-name-"});
+  REQUIRE(c.tool({"check"}).rc == 0);
+  c.act("stop", ms[2]);
+  r = c.tool({"check"}, {"-o", "json", "--dial-timeout", "2s", "--command-timeout", "2s"});
+  CHECK(r.rc == 1);
+  doc = parse(r);
+  REQUIRE(doc["findings"].size() == 1);
+  CHECK(doc["findings"][0]["code"] == "UNREACHABLE_MEMBER");
+  CHECK(doc["findings"][0]["member"] == ms[2]);
+  CHECK(doc["findings"][0]["message"].get<std::string>().find("certs") == std::string::npos);
+  MESSAGE("stopped voter: " << doc["findings"][0]["message"].get<std::string>());
+}

@@ -57,9 +57,10 @@ void killed_roll(const NativeCluster& c, const std::string& m, const std::string
   CAPTURE(step);
   const json old = json::parse(c.kubectl({"get", "pod", m, "-o", "json"}));
   const std::string old_uid = old["metadata"]["uid"];
-  // After the mark nothing is deleted yet: no stand-in for the killed run.
+  // After the mark and the handover nothing is deleted yet: no stand-in for the killed run.
+  const bool deleted = step != "mark-roll" && step != "move-leader";
   std::thread standin;
-  if (step != "mark-roll") standin = std::thread([&c, &m, &old] { recreate_when_gone(c, m, old); });
+  if (deleted) standin = std::thread([&c, &m, &old] { recreate_when_gone(c, m, old); });
   auto k = c.tool_via("direct", {"member", "roll", m}, {"--yes", "--timeout", "90s"},
                       {{"KUBECTL_ETCD_TEST_KILL_AFTER", step}});
   if (standin.joinable()) standin.join();
@@ -75,12 +76,12 @@ void killed_roll(const NativeCluster& c, const std::string& m, const std::string
   REQUIRE_MESSAGE(dry.rc == 0, dry.out << dry.err);
   const json plan = json::parse(dry.out);
   CHECK(plan["resume"] == true);
-  CHECK(plan["steps"][0]["step"] == (step == "mark-roll" ? "delete-pod" : "wait-pod"));
+  CHECK(plan["steps"][0]["step"] == (deleted ? "wait-pod" : "move-leader"));
   CHECK(c.tool({"member", "roll", m}, {"--dry-run"}).out.find("resuming an earlier run") != std::string::npos);
 
   std::string replaced = pod_uid(c, m);
   std::thread second;
-  if (step == "mark-roll") {
+  if (!deleted) {
     // The marked Pod is still there: the re-run deletes it, once.
     CHECK(replaced == old_uid);
     second = std::thread([&c, &m, &old] { recreate_when_gone(c, m, old); });
@@ -90,9 +91,11 @@ void killed_roll(const NativeCluster& c, const std::string& m, const std::string
   INFO("re-run: " << r.out << r.err);
   REQUIRE(r.rc == 0);
   CHECK(json::parse(r.out)["id"] == id);
+  // The killed run moved leadership away already: the re-run finds it done.
+  if (step == "move-leader") CHECK(json::parse(r.out)["steps"][0]["outcome"] == "skipped");
   const std::string now = pod_uid(c, m);
   CHECK(now != old_uid);
-  if (step != "mark-roll") CHECK(now == replaced);  // the operator's new Pod was not deleted again
+  if (deleted) CHECK(now == replaced);  // the operator's new Pod was not deleted again
   CHECK(etcd_id_of(c, m) == id);
   CHECK(rolling_mark(c, m).empty());
   check_clean(c, "roll re-run after " + step);
@@ -116,8 +119,12 @@ TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals")
   auto dry = c.tool({"member", "roll", m4}, {"--dry-run", "-o", "json"});
   REQUIRE_MESSAGE(dry.rc == 0, dry.out << dry.err);
   CHECK(json::parse(dry.out)["steps"][0]["step"] == "mark-roll");
-  CHECK(json::parse(dry.out)["steps"][1]["step"] == "delete-pod");
+  // Right before the delete, leadership moves away if m4 leads then.
+  CHECK(json::parse(dry.out)["steps"][1]["step"] == "move-leader");
+  CHECK(json::parse(dry.out)["steps"][2]["step"] == "delete-pod");
 
+  // m4 leads: its Pod goes only after leadership moved away.
+  REQUIRE(c.tool({"move-leader", m4}).rc == 0);
   const json old = json::parse(c.kubectl({"get", "pod", m4, "-o", "json"}));
   std::thread operator_standin([&c, &m4, &old] { recreate_when_gone(c, m4, old); });
   auto r = c.tool({"member", "roll", m4}, {"--yes", "-o", "json", "--timeout", "90s"});
@@ -125,6 +132,8 @@ TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals")
   INFO("roll: " << r.out << r.err);
   REQUIRE(r.rc == 0);
   CHECK(json::parse(r.out)["id"] == id);
+  CHECK(json::parse(r.out)["steps"][1]["step"] == "move-leader");
+  CHECK(json::parse(r.out)["steps"][1]["outcome"] == "done");
   const std::string now = pod_uid(c, m4);
   CHECK_FALSE(now.empty());
   CHECK(now != old["metadata"]["uid"].get<std::string>());
@@ -134,9 +143,12 @@ TEST_CASE("member roll: a PVC member comes back with its data and ID; refusals")
   CHECK(c.ctl({"--endpoints", endpoint_of(c, ms[0]), "get", "roll/before", "--print-value-only"}) == "kept\n");
   CHECK(rolling_mark(c, m4).empty());
 
-  // Resumable: killed after the mark (the Pod not deleted yet), and after
-  // the delete (the operator's new Pod must not be deleted again).
+  // Resumable: killed after the mark and after the handover (the Pod not
+  // deleted yet), and after the delete (the operator's new Pod must not be
+  // deleted again).
   killed_roll(c, m4, id, "mark-roll");
+  REQUIRE(c.tool({"move-leader", m4}).rc == 0);
+  killed_roll(c, m4, id, "move-leader");
   killed_roll(c, m4, id, "delete-pod");
 
   // Over port-forward: every member, and the new Pod the roll waits for,

@@ -94,14 +94,23 @@ CommandResult OperatorCluster::tool(const std::vector<std::string>& cmd, const s
   return run(argv, {{"KUBECONFIG", var("KUBECONFIG")}, {"NO_COLOR", "1"}});
 }
 
-CommandResult OperatorCluster::etcdctl(const std::vector<std::string>& args) const {
+CommandResult OperatorCluster::etcdctl(const std::vector<std::string>& args) const { return etcdctl_at({}, args); }
+
+std::string OperatorCluster::etcd_log_path(const std::string& member) const {
+  return runner_->dir() + "/pods/" + member + "/etcd.log";
+}
+
+CommandResult OperatorCluster::etcdctl_at(const std::string& member, const std::vector<std::string>& args) const {
   const std::string scheme = tls_ ? "https://" : "http://";
-  std::string endpoints;
-  const json pods = get_json({"-n", ns(), "pods", "-l", "etcd-operator.cozystack.io/cluster=" + name_});
-  for (const auto& p : pods["items"]) {
-    if (p["metadata"].contains("deletionTimestamp") || !p["status"].contains("podIP")) continue;
-    endpoints += (endpoints.empty() ? "" : ",") + scheme + p["metadata"]["name"].get<std::string>() + "." + name_ +
-                 "." + ns() + ".svc:2379";
+  auto endpoint = [&](const std::string& pod) { return scheme + pod + "." + name_ + "." + ns() + ".svc:2379"; };
+  // One member by its DNS name (no API read: a writer calls this in a loop), or every running Pod.
+  std::string endpoints = member.empty() ? std::string() : endpoint(member);
+  if (member.empty()) {
+    const json pods = get_json({"-n", ns(), "pods", "-l", "etcd-operator.cozystack.io/cluster=" + name_});
+    for (const auto& p : pods["items"]) {
+      if (p["metadata"].contains("deletionTimestamp") || !p["status"].contains("podIP")) continue;
+      endpoints += (endpoints.empty() ? "" : ",") + endpoint(p["metadata"]["name"]);
+    }
   }
   std::vector<std::string> argv{var("TESTENV_ETCD_36") + "/etcdctl", "--endpoints", endpoints,
                                 "--dial-timeout", "3s", "--command-timeout", "10s"};

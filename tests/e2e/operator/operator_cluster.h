@@ -45,6 +45,10 @@ class OperatorCluster {
   // etcdctl 3.6 against the running members by their DNS names (the pod
   // runner's hosts entries), with the operator-client certificate under TLS.
   CommandResult etcdctl(const std::vector<std::string>& args) const;
+  // The same against one member only (a writer that goes through a member that stays).
+  CommandResult etcdctl_at(const std::string& member, const std::vector<std::string>& args) const;
+  // The log of the etcd the pod runner runs for Pod `member` (raft's own lines).
+  std::string etcd_log_path(const std::string& member) const;
   // etcd's membership ("members" of `member list -w json`); fails the test when unreadable.
   nlohmann::json etcd_members() const;
   // The EtcdMembers of the cluster that are not Terminating.

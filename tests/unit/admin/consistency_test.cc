@@ -233,3 +233,25 @@ TEST_CASE("finding JSON carries 16-hex-digit IDs and the severity name") {
   auto j = admin::finding_json(f);
   CHECK(j.dump() == R"({"code":"GHOST_MEMBER","severity":"transient","member":"m","id":"00000000000000ab","message":"x"})");
 }
+
+TEST_CASE("a voter that cannot be dialled is a finding with the dial error; a learner or an unprobed member is not") {
+  auto in = converged();
+  CHECK(admin::check_consistency(in).empty());  // not probed: nothing said
+  in.unreachable["c-bbbbb"] = "Peer name c-bbbbb.c.ns.svc is not in peer certificate";
+  auto fs = admin::check_consistency(in);
+  REQUIRE(codes(fs) == std::vector<std::string>{"UNREACHABLE_MEMBER"});
+  CHECK(fs[0].severity == admin::Severity::Error);
+  CHECK(fs[0].member == "c-bbbbb");
+  CHECK(fs[0].id == 2);
+  CHECK(fs[0].message == "voter cannot be dialled: Peer name c-bbbbb.c.ns.svc is not in peer certificate; it counts "
+                         "for quorum, but clients cannot reach it");
+  // Matched by peer URL when etcd has no name for it yet.
+  in.etcd.members[1].name = "";
+  in.etcd.members[1].peer_urls = {"https://c-bbbbb.c.ns.svc:2380"};
+  CHECK(find(admin::check_consistency(in), "UNREACHABLE_MEMBER"));
+  // A learner does not count for quorum; its add is the operator's business.
+  in.etcd.members[1].is_learner = true;
+  in.members[1]["status"]["isVoter"] = false;
+  in.pods[1]["metadata"]["labels"].erase("etcd-operator.cozystack.io/role");
+  CHECK_FALSE(find(admin::check_consistency(in), "UNREACHABLE_MEMBER"));
+}

@@ -121,7 +121,7 @@ TEST_CASE("modes: operator-mediated by default, break-glass refused while the op
   CHECK(sp.stop_operator);
   CHECK(refused_with(admin::plan_member(converged_state(false), req(admin::MemberOp::Add, {}, false)), "--break-glass"));
   auto rm = admin::plan_member(active, req(admin::MemberOp::Remove, "c-bbbbb", false));
-  CHECK(ids(rm) == std::vector<std::string>{"delete-member"});
+  CHECK(ids(rm) == std::vector<std::string>{"move-leader", "delete-member"});
 }
 
 TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the count they wait for") {
@@ -140,14 +140,15 @@ TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the c
   rm.wait = true;
   auto r = admin::plan_member(active, rm);
   CHECK_FALSE(r.refused());
-  CHECK(ids(r) == std::vector<std::string>{"delete-member", "wait-removed", "wait-filled"});
+  CHECK(ids(r) == std::vector<std::string>{"move-leader", "delete-member", "wait-removed", "wait-filled"});
   CHECK(r.want == 3);  // the operator fills the gap: spec.replicas stays
   CHECK(r.id == 2);
   auto rp = req(admin::MemberOp::Replace, "c-bbbbb", false);
   rp.wait = true;
-  CHECK(ids(admin::plan_member(active, rp)) == std::vector<std::string>{"delete-member", "wait-removed", "wait-filled"});
+  CHECK(ids(admin::plan_member(active, rp)) ==
+        std::vector<std::string>{"move-leader", "delete-member", "wait-removed", "wait-filled"});
   rp.wait = false;
-  CHECK(ids(admin::plan_member(active, rp)) == std::vector<std::string>{"delete-member"});
+  CHECK(ids(admin::plan_member(active, rp)) == std::vector<std::string>{"move-leader", "delete-member"});
   // An orphan learner is removed at once; nothing is left to wait for.
   auto o = converged_state(true);
   o.etcd.members.push_back(etcd_member(9, "", true));
@@ -160,6 +161,56 @@ TEST_CASE("operator-mediated --wait: the waits are steps of the plan, with the c
   bg.wait = true;
   CHECK(ids(admin::plan_member(converged_state(), bg)) ==
         std::vector<std::string>{"clear-id", "delete-member", "remove-etcd", "release", "count"});
+}
+
+TEST_CASE("operator-mediated remove, replace and roll hand leadership away right before the target goes down") {
+  // docs/break-glass-design.md#leader-handover: the operator's MemberRemove of
+  // the leader (or the leader's Pod deleted) costs an election.
+  auto active = converged_state(true);  // c-aaaaa (1) leads
+  for (auto op : {admin::MemberOp::Remove, admin::MemberOp::Replace}) {
+    auto r = req(op, "c-aaaaa", false);
+    r.wait = true;
+    auto p = admin::plan_member(active, r);
+    CHECK_FALSE(p.refused());
+    CHECK(ids(p) == std::vector<std::string>{"move-leader", "delete-member", "wait-removed", "wait-filled"});
+    CHECK(p.steps[0].text.find("move leadership from EtcdMember c-aaaaa (it leads) to a healthy voter") == 0);
+    CHECK(admin::plan_text(p).find("1. move-leader: move leadership from EtcdMember c-aaaaa") != std::string::npos);
+  }
+  // A follower now may lead by the time the step runs: the step is there, and says so.
+  auto follower = admin::plan_member(active, req(admin::MemberOp::Remove, "c-bbbbb", false));
+  CHECK(follower.steps[0].text.find("if EtcdMember c-bbbbb leads by then") == 0);
+  // A learner never leads; a ghost has no etcd member.
+  auto learner = active;
+  learner.etcd.members[2].is_learner = true;
+  learner.members[2]["status"]["isVoter"] = false;
+  CHECK(ids(admin::plan_member(learner, req(admin::MemberOp::Remove, "c-ccccc", false))) ==
+        std::vector<std::string>{"delete-member"});
+  auto ghost = active;
+  ghost.etcd.members.pop_back();
+  ghost.healthy = {1, 2};
+  CHECK(ids(admin::plan_member(ghost, req(admin::MemberOp::Remove, "c-ccccc", false))) ==
+        std::vector<std::string>{"clear-id", "delete-member"});
+  // --no-move-leader: refused for the leader, no step for a follower.
+  auto keep = req(admin::MemberOp::Remove, "c-aaaaa", false);
+  keep.move_leader = false;
+  CHECK(refused_with(admin::plan_member(active, keep), "EtcdMember c-aaaaa leads: leadership must move first"));
+  keep.target = "c-bbbbb";
+  CHECK(ids(admin::plan_member(active, keep)) == std::vector<std::string>{"delete-member"});
+  // A re-run after the delete: the EtcdMember is Terminating and etcd still
+  // lists it, so the step still comes before the waits.
+  auto resumed = active;
+  resumed.members[0]["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  auto again = req(admin::MemberOp::Remove, "c-aaaaa", false);
+  again.wait = true;
+  auto rp = admin::plan_member(resumed, again);
+  CHECK(rp.resume);
+  CHECK(ids(rp) == std::vector<std::string>{"move-leader", "wait-removed", "wait-filled"});
+  // Roll of the leader: after the mark, right before its Pod is deleted.
+  active.pods[0]["metadata"]["uid"] = "pod-uid-a";
+  auto roll = admin::plan_member(active, req(admin::MemberOp::Roll, "c-aaaaa", false));
+  CHECK_FALSE(roll.refused());
+  CHECK(ids(roll) == std::vector<std::string>{"mark-roll", "move-leader", "delete-pod", "wait-pod", "rejoin", "unmark-roll"});
+  CHECK(roll.steps[1].text.find("(it leads)") != std::string::npos);
 }
 
 TEST_CASE("operator-mediated add is refused while the operator still converges to observed.replicas") {
@@ -269,7 +320,7 @@ TEST_CASE("roll: a PVC member through the active operator; Memory members and an
   s.pods[1]["metadata"]["uid"] = "pod-uid-b";
   auto p = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
   CHECK_FALSE(p.refused());
-  CHECK(ids(p) == std::vector<std::string>{"mark-roll", "delete-pod", "wait-pod", "rejoin", "unmark-roll"});
+  CHECK(ids(p) == std::vector<std::string>{"mark-roll", "move-leader", "delete-pod", "wait-pod", "rejoin", "unmark-roll"});
   CHECK(p.pod_uid == "pod-uid-b");
   CHECK_FALSE(p.resume);
   CHECK(p.id == 2);
@@ -294,7 +345,7 @@ TEST_CASE("roll resumes from the mark on the EtcdMember and never deletes a Pod 
   auto before = admin::plan_member(s, req(admin::MemberOp::Roll, "c-bbbbb", false));
   CHECK_FALSE(before.refused());
   CHECK(before.resume);
-  CHECK(ids(before) == std::vector<std::string>{"delete-pod", "wait-pod", "rejoin", "unmark-roll"});
+  CHECK(ids(before) == std::vector<std::string>{"move-leader", "delete-pod", "wait-pod", "rejoin", "unmark-roll"});
   CHECK(before.pod_uid == "pod-uid-b");
   // Killed after the delete: the operator's new Pod is not deleted again.
   s.pods[1]["metadata"]["uid"] = "pod-uid-new";

@@ -88,6 +88,12 @@ TEST_CASE("settled: every state the operator passes through on its way is not do
   auto silent = grown();
   silent.healthy.erase(2);
   CHECK(waits_on(admin::judge_settled(silent, 4, kBefore), "c-bbbbb does not answer"));
+  CHECK(admin::judge_settled(silent, 4, kBefore).cause.empty());
+  // The error its Status got is the cause the wait prints once.
+  silent.dial_errors[2] = "Peer name c-bbbbb.c.ns.svc is not in peer certificate";
+  auto why = admin::judge_settled(silent, 4, kBefore);
+  CHECK(why.text == "etcd member c-bbbbb does not answer Status");
+  CHECK(why.cause == "Peer name c-bbbbb.c.ns.svc is not in peer certificate");
   auto notready = grown();
   notready.members[1]["status"]["conditions"][0] = {{"type", "Ready"}, {"status", "False"}, {"reason", "PodNotReady"}};
   CHECK(waits_on(admin::judge_settled(notready, 4, kBefore), "c-bbbbb is not Ready (PodNotReady)"));
