@@ -148,15 +148,7 @@ base::Result<base::StepAnswer> Pipeline::prerequisites() {
   return Answer::quiet();
 }
 
-bool Pipeline::pods_have_new_owner() const {
-  if (p_.member_names.empty()) return false;
-  for (const auto& m : p_.member_names) {
-    const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
-    const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
-    if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
-  }
-  return true;
-}
+bool Pipeline::pods_have_new_owner() const { return pods_reowned(p_, plan_.inventory); }
 
 base::Result<base::StepAnswer> Pipeline::root_secret() {
   if (!p_.spec_auth) return Answer::quiet();
