@@ -55,7 +55,10 @@ Pipeline::Pipeline(kube::Client& client, const AdoptionPlan& plan, std::size_t i
 ClusterResult Pipeline::run() {
   if (p_.action != ClusterAction::Adopt) {
     result_.outcome = p_.action == ClusterAction::Adopted ? ClusterOutcome::Adopted : ClusterOutcome::Blocked;
-    if (p_.action == ClusterAction::Adopted) result_.steps.push_back("adopted by an earlier run");
+    if (p_.action == ClusterAction::Adopted) {
+      result_.steps.push_back("adopted by an earlier run");
+      result_.earlier = true;
+    }
     return result_;
   }
   pods_reowned_ = pods_have_new_owner();

@@ -97,7 +97,7 @@ TEST_CASE("every command: stdout is exactly the result, progress goes to stderr"
   CHECK(has_line(applied.err, n + "/etcd: etcdcluster done"));
   auto again = migrate({"adopt", "-n", n, "--skip-backup", "--apply", "--yes"});
   CHECK(again.rc == 0);
-  check_result_only(again, "adopt --apply (again)", "table", "EtcdCluster " + n + "/etcd: Adopted");
+  check_result_only(again, "adopt --apply (again)", "table", "EtcdCluster " + n + "/etcd: already adopted (by an earlier run)");
   CHECK(again.out.find("\nresult:\n") != std::string::npos);
 
   for (const char* format : {"table", "json", "yaml"}) {
