@@ -74,7 +74,8 @@ TEST_CASE("restore --dry-run checks what the run checks; an auth-enabled snapsho
   INFO("plain dry-run: " << ok.out << ok.err);
   REQUIRE(ok.rc == 0);
   std::map<std::string, std::string> checks;
-  for (const auto& c : json::parse(ok.out)["checks"]) checks[c["step"]] = c["outcome"];
+  const json doc = json::parse(ok.out);
+  for (const auto& c : doc["checks"]) checks[c["step"]] = c["outcome"];
   CHECK(checks == std::map<std::string, std::string>{{"verify-file", "done"},
                                                      {"read-credentials", "done"},
                                                      {"upload", "pending"},
