@@ -1,9 +1,9 @@
 // Reads one value out of a snapshot's bbolt db without etcd: restore needs
 // to know whether the snapshot has auth enabled (docs/restore.md#auth) before
-// it creates a cluster whose spec.auth can no longer be added. Read-only,
-// bounded reads (pread of single pages), never the whole file in memory; a
-// file that is not a bbolt db of the layout etcd writes is an error, not a
-// guess.
+// it creates a cluster whose spec.auth can no longer be added. Read-only: it
+// reads the two meta pages and the pages on the way to the value (pread,
+// bounded by the db's size), not the whole file; a file that is not a bbolt
+// db of the layout etcd writes is an error, not a guess.
 #pragma once
 
 #include <cstdint>
