@@ -100,7 +100,16 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
       if (progress) progress(row);
       rows.push_back(row);
     };
-    // One member named: unconditionally, as the Go plugin (a learner still refuses).
+    // One member named: unconditionally, as the Go plugin; but a learner
+    // answers no Defragment (docs/rules.md#learners), so it fails here, in a
+    // dry-run too.
+    if (!r.member.empty() && m.learner) {
+      row.outcome = "Failed";
+      row.reason = "Learner";
+      row.error = "a learner answers no Defragment: promote it first (kubectl etcd member promote)";
+      finish();
+      continue;
+    }
     Decision d = r.member.empty() ? decide(r.rule, m) : Decision{true, {}};
     if (!d.defragment) {
       row.outcome = "Skipped";
@@ -108,11 +117,9 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
       finish();
       continue;
     }
-    if (r.dry_run) {
-      row.outcome = "Pending";
-      finish();
-      continue;
-    }
+    // The health gate is read in a dry-run too, so that it is skipped
+    // where the run would skip (docs/rules.md#dry-run-checks-what-the-run-checks);
+    // only the run's re-check after each member cannot be foreseen.
     if (r.member.empty()) {
       std::string why = deferred ? std::string("an earlier member is not healthy again") : cluster_unhealthy(s);
       if (!why.empty()) {
@@ -123,6 +130,11 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
         finish();
         continue;
       }
+    }
+    if (r.dry_run) {
+      row.outcome = "Pending";
+      finish();
+      continue;
     }
     auto deadline = std::chrono::system_clock::now() + r.member_timeout;
     auto res = s.etcd->defragment(m.endpoint, deadline);

@@ -1,7 +1,9 @@
-// Runs a restore plan (admin/restore_plan.h) step by step; each step reads
-// live state first and is done (already so), did (made so) or cannot (an
-// error naming the object and the fix). A re-run after a stop finds the
-// upload and the EtcdCluster it made and goes on (docs/restore.md).
+// Runs a restore plan (admin/restore_plan.h): first every read-only check
+// (admin/restore_check.h, the same ones `--dry-run` makes), then the writes
+// the checks left pending: the upload and the create. Each step is done
+// (already so), did (made so) or cannot (an error naming the object and the
+// fix). A re-run after a stop finds the upload and the EtcdCluster it made
+// and goes on (docs/restore.md).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/restore_check.h"
 #include "admin/restore_plan.h"
 #include "base/result.h"
 
@@ -19,12 +22,6 @@ class Client;
 }
 
 namespace admin {
-
-struct RestoreStepResult {
-  std::string step;
-  std::string outcome;  // done | did
-  std::string detail;
-};
 
 struct RestoreReport {
   std::vector<RestoreStepResult> steps;

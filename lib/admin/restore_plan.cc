@@ -82,7 +82,7 @@ base::Result<RestorePlan> plan_restore(const RestoreRequest& r) {
                 {"storage", storage},
                 {"bootstrap", {{"restore", {{"source", source}}}}}}}};
 
-  if (!r.file.empty()) p.steps.push_back({"verify-file", "check " + r.file + ": size and sha256 trailer"});
+  if (!r.file.empty()) p.steps.push_back({"verify-file", "check " + r.file + ": size, sha256 trailer, whether auth is enabled"});
   if (s3) {
     p.steps.push_back({"read-credentials", "read Secret " + r.ns + "/" + r.s3_secret +
                                                " (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), as the operator will"});

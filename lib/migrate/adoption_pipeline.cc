@@ -55,7 +55,10 @@ Pipeline::Pipeline(kube::Client& client, const AdoptionPlan& plan, std::size_t i
 ClusterResult Pipeline::run() {
   if (p_.action != ClusterAction::Adopt) {
     result_.outcome = p_.action == ClusterAction::Adopted ? ClusterOutcome::Adopted : ClusterOutcome::Blocked;
-    if (p_.action == ClusterAction::Adopted) result_.steps.push_back("adopted by an earlier run");
+    if (p_.action == ClusterAction::Adopted) {
+      result_.steps.push_back("adopted by an earlier run");
+      result_.earlier = true;
+    }
     return result_;
   }
   pods_reowned_ = pods_have_new_owner();
@@ -148,15 +151,7 @@ base::Result<base::StepAnswer> Pipeline::prerequisites() {
   return Answer::quiet();
 }
 
-bool Pipeline::pods_have_new_owner() const {
-  if (p_.member_names.empty()) return false;
-  for (const auto& m : p_.member_names) {
-    const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
-    const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
-    if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
-  }
-  return true;
-}
+bool Pipeline::pods_have_new_owner() const { return pods_reowned(p_, plan_.inventory); }
 
 base::Result<base::StepAnswer> Pipeline::root_secret() {
   if (!p_.spec_auth) return Answer::quiet();

@@ -8,6 +8,7 @@
 #include "migrate/dry_run.h"
 #include "migrate/inspect.h"
 #include "migrate/plan_text.h"
+#include "migrate/safety_backup.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 
@@ -134,6 +135,13 @@ base::Result<AdoptionPlan> plan_adoption(kube::Client& client, const AdoptReques
     }
     ClusterPlan cp = plan_cluster(legacy, facts, options);
     dry_run_cluster(client, plan.inventory, cp);
+    // The backup's destinations, as --apply's prerequisites step checks
+    // them (docs/rules.md#dry-run-checks-what-the-run-checks).
+    if (backup_destination_checked(cp, plan.inventory, request, valid)) {
+      if (auto d = check_backup_destination(client, cp, request, valid); !d) {
+        block_cluster(cp, {{"B22", "the safety backup's destination does not answer: " + d.error().one_line()}});
+      }
+    }
     InspectionLine line{legacy.ns, legacy.name, !legacy.deleting && !facts.inspect_error && !facts.members.empty(),
                         facts.cluster_id, facts.members.size(), facts.live_auth};
     if (progress && line.ok) progress(inspection_line(line));

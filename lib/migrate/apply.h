@@ -36,6 +36,7 @@ struct ClusterResult {
   std::string auth;                // what became of auth, "" when untouched
   std::string backup;              // where the safety snapshot went, or why none
   std::vector<Verdict> verdicts;   // runtime ones (R3)
+  bool earlier = false;            // Adopted by an earlier run: counted and shown apart ("already adopted")
 };
 
 struct BackupResult {

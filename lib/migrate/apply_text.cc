@@ -12,10 +12,33 @@ namespace migrate {
 
 using ojson = nlohmann::ordered_json;
 
+namespace {
+
+// Clusters adopted by an earlier run are counted apart: a re-run adopted none of them.
+struct Counts {
+  size_t adopted = 0, already = 0, blocked = 0, failed = 0, interrupted = 0;
+};
+
+Counts count(const ApplyReport& report) {
+  Counts n;
+  for (const auto& c : report.clusters) {
+    switch (c.outcome) {
+      case ClusterOutcome::Adopted: ++(c.earlier ? n.already : n.adopted); break;
+      case ClusterOutcome::Blocked: ++n.blocked; break;
+      case ClusterOutcome::Failed: ++n.failed; break;
+      case ClusterOutcome::Interrupted: ++n.interrupted; break;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
 ojson to_json(const ApplyReport& report) {
   ojson clusters = ojson::array();
   for (const auto& c : report.clusters) {
-    ojson j = {{"namespace", c.ns}, {"name", c.name}, {"outcome", outcome_name(c.outcome)}, {"steps", c.steps}};
+    ojson j = {{"namespace", c.ns}, {"name", c.name}, {"outcome", outcome_name(c.outcome)},
+               {"alreadyAdopted", c.earlier}, {"steps", c.steps}};
     if (!c.error.empty()) j["error"] = c.error;
     if (!c.auth.empty()) j["auth"] = c.auth;
     if (!c.backup.empty()) j["backup"] = c.backup;
@@ -28,7 +51,16 @@ ojson to_json(const ApplyReport& report) {
     if (!b.error.empty()) j["error"] = b.error;
     backups.push_back(j);
   }
-  ojson j = {{"kind", "AdoptionResult"}, {"clusters", clusters}, {"backups", backups},
+  const Counts n = count(report);
+  ojson j = {{"kind", "AdoptionResult"},
+             {"summary",
+              {{"adopted", n.adopted},
+               {"alreadyAdopted", n.already},
+               {"blocked", n.blocked},
+               {"failed", n.failed},
+               {"interrupted", n.interrupted}}},
+             {"clusters", clusters},
+             {"backups", backups},
              {"legacyWebhooksRemoved", report.webhooks_removed}};
   if (!report.webhooks_note.empty()) j["legacyWebhooks"] = report.webhooks_note;
   j["legacyTerminating"] = report.legacy_terminating;
@@ -40,33 +72,27 @@ ojson to_json(const ApplyReport& report) {
 
 std::string apply_text(const ApplyReport& report) {
   std::ostringstream out;
-  size_t adopted = 0, blocked = 0, failed = 0, interrupted = 0;
+  const Counts n = count(report);
   out << "\nresult:\n";
   for (const auto& c : report.clusters) {
-    out << "  EtcdCluster " << c.ns << "/" << c.name << ": " << outcome_name(c.outcome);
+    out << "  EtcdCluster " << c.ns << "/" << c.name << ": " << (c.earlier ? "already adopted (by an earlier run)" : outcome_name(c.outcome));
     if (!c.error.empty()) out << ": " << c.error;
     out << "\n";
     if (!c.auth.empty()) out << "    auth: " << c.auth << "\n";
     if (!c.backup.empty()) out << "    backup: " << c.backup << "\n";
     for (const auto& v : c.verdicts) out << "    " << v.id << ": " << v.message << "\n";
-    switch (c.outcome) {
-      case ClusterOutcome::Adopted: ++adopted; break;
-      case ClusterOutcome::Blocked: ++blocked; break;
-      case ClusterOutcome::Failed: ++failed; break;
-      case ClusterOutcome::Interrupted: ++interrupted; break;
-    }
   }
   for (const auto& b : report.backups) {
     out << "  " << b.kind << " " << b.ns << "/" << b.name << ": " << b.outcome;
     if (!b.error.empty()) out << ": " << b.error;
     out << "\n";
   }
-  out << "\n" << adopted << " adopted, " << blocked << " blocked, " << failed << " failed, " << interrupted
-      << " interrupted\n";
+  out << "\n" << n.adopted << " adopted, " << n.already << " already adopted, " << n.blocked << " blocked, "
+      << n.failed << " failed, " << n.interrupted << " interrupted\n";
   if (report.signal != 0) {
     out << "stopped by " << (report.signal == SIGINT ? "SIGINT" : "SIGTERM")
         << " after the step in flight: re-run the same command to finish the clusters not adopted\n";
-  } else if (failed > 0) {
+  } else if (n.failed > 0) {
     out << "re-run the same command to finish the failed clusters once their cause is fixed\n";
   }
   for (const auto& w : report.webhooks_removed) {
@@ -78,7 +104,7 @@ std::string apply_text(const ApplyReport& report) {
     for (const auto& c : report.legacy_terminating) names += (names.empty() ? "" : ", ") + c;
     out << "legacy EtcdClusters left Terminating: " << names << ": " << report.end_wait << "\n";
   }
-  if (adopted > 0) {
+  if (n.adopted > 0) {
     auto slash = report.new_controller.find('/');
     out << "NEXT: start the new operator: kubectl -n " << report.new_controller.substr(0, slash)
         << " scale deployment " << report.new_controller.substr(slash + 1) << " --replicas=1\n";

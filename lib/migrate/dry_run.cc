@@ -52,16 +52,6 @@ struct Judge {
   }
 };
 
-void flip(ClusterPlan& plan, std::vector<Verdict> rejections) {
-  if (rejections.empty()) return;
-  plan.action = ClusterAction::Error;
-  for (auto& v : rejections) plan.verdicts.push_back(std::move(v));
-  plan.verdicts.erase(std::remove_if(plan.verdicts.begin(), plan.verdicts.end(),
-                                     [](const Verdict& v) { return v.severity() == Severity::Note; }),
-                      plan.verdicts.end());
-  sort_verdicts(plan.verdicts);
-}
-
 }  // namespace
 
 int dry_run_cluster(kube::Client& client, const Inventory& inv, ClusterPlan& plan) {
@@ -117,7 +107,7 @@ int dry_run_cluster(kube::Client& client, const Inventory& inv, ClusterPlan& pla
   } else if (base::string_at(*svc_c, "/spec/clusterIP") != "None") {
     judge.remove(kube::resources::services, ns, c, "the delete of the legacy client Service \"" + c + "\"");
   }
-  flip(plan, std::move(judge.rejections));
+  block_cluster(plan, std::move(judge.rejections));
   return judge.requests;
 }
 
@@ -133,6 +123,16 @@ int dry_run_backup(kube::Client& client, BackupPlan& plan) {
     sort_verdicts(plan.verdicts);
   }
   return judge.requests;
+}
+
+void block_cluster(ClusterPlan& plan, std::vector<Verdict> rejections) {
+  if (rejections.empty()) return;
+  plan.action = ClusterAction::Error;
+  for (auto& v : rejections) plan.verdicts.push_back(std::move(v));
+  plan.verdicts.erase(std::remove_if(plan.verdicts.begin(), plan.verdicts.end(),
+                                     [](const Verdict& v) { return v.severity() == Severity::Note; }),
+                      plan.verdicts.end());
+  sort_verdicts(plan.verdicts);
 }
 
 }  // namespace migrate

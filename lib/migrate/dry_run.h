@@ -18,4 +18,8 @@ namespace migrate {
 int dry_run_cluster(kube::Client& client, const Inventory& inventory, ClusterPlan& plan);
 int dry_run_backup(kube::Client& client, BackupPlan& plan);
 
+// Blocks the plan with these blockers (its notes dropped, as for any
+// blocked plan); nothing when the list is empty.
+void block_cluster(ClusterPlan& plan, std::vector<Verdict> blockers);
+
 }  // namespace migrate

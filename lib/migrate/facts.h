@@ -64,6 +64,10 @@ struct ClusterFacts {
   // could not be read.
   std::vector<admin::CertFinding> certificates;
   std::string certificates_error;
+  // The CA certificates (PEM) of the legacy TLS Secrets, by Secret name:
+  // ca.crt (a CA-only Secret's tls.crt for a *TrustedCASecret). Public
+  // material: W8, W9 and W11 advise copying a CA only where it is missing.
+  std::map<std::string, std::string> secret_cas;
 };
 
 struct PlanOptions {

@@ -188,6 +188,21 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     if (certs) facts.certificates = std::move(certs.value());
     else facts.certificates_error = certs.error().one_line();
   }
+  if (tls) {
+    for (const char* field : {"serverSecret", "peerSecret", "serverTrustedCASecret", "clientTrustedCASecret",
+                              "peerTrustedCASecret"}) {
+      const std::string name = legacy.tls_secret(field);
+      if (name.empty() || facts.secret_cas.count(name)) continue;
+      auto secret = secrets.get(name);
+      if (!secret) continue;  // unknown: the verdicts advise as before
+      std::string ca = secret_key(*secret, "ca.crt");
+      // docs/rules.md#legacy-tls-material: a CA-only Secret may carry its certificate as tls.crt alone.
+      if (ca.empty() && std::string(field).find("Trusted") != std::string::npos && secret_key(*secret, "tls.key").empty()) {
+        ca = secret_key(*secret, "tls.crt");
+      }
+      facts.secret_cas[name] = ca;
+    }
+  }
   if (!tls) {
     facts.inspect_error = "TLS material: " + tls.error().one_line();
   } else {

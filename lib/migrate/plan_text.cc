@@ -161,8 +161,9 @@ std::string plan_text(const AdoptionPlan& plan) {
     out << "dry-run complete: nothing was changed";
     if (blocked > 0) out << "; " << blocked << " plan(s) blocked (ERROR lines above)";
     out << ". --apply executes this plan.\n\n";
+    // With --apply the result's closing lines carry it (apply_text), once.
+    out << crd_notice();
   }
-  out << crd_notice();
   return out.str();
 }
 

@@ -9,6 +9,8 @@
 #include "migrate/backup_target.h"
 #include "migrate/job_backup.h"
 #include "operator/backup_names.h"
+#include "operator/meta.h"
+#include "operator/names.h"
 
 namespace migrate {
 
@@ -22,33 +24,59 @@ void SafetyBackup::progress(const std::string& what) const {
 
 bool SafetyBackup::stopped() const { return hooks_.stop != nullptr && hooks_.stop->load() != 0; }
 
-base::Status SafetyBackup::check() {
-  if (!request_.backup_dir.empty()) {
+bool pods_reowned(const ClusterPlan& plan, const Inventory& inventory) {
+  if (plan.member_names.empty()) return false;
+  for (const auto& m : plan.member_names) {
+    const nlohmann::json* pod = find_object(inventory.pods, plan.ns, m);
+    const nlohmann::json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
+    if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
+  }
+  return true;
+}
+
+bool backup_destination_checked(const ClusterPlan& plan, const Inventory& inventory, const AdoptRequest& request,
+                                const ValidRequest& valid) {
+  return plan.action == ClusterAction::Adopt && !request.skip_backup && valid.backup_configured &&
+         !pods_reowned(plan, inventory);
+}
+
+base::Result<BackupDestination> check_backup_destination(kube::Client& client, const ClusterPlan& plan,
+                                                         const AdoptRequest& request, const ValidRequest& valid) {
+  BackupDestination out;
+  if (!request.backup_dir.empty()) {
     std::error_code ec;
-    if (!std::filesystem::is_directory(request_.backup_dir, ec) || ::access(request_.backup_dir.c_str(), W_OK) != 0) {
-      return base::make_error(base::ErrorKind::Refused, "is not a writable directory", "--backup-dir " + request_.backup_dir,
+    if (!std::filesystem::is_directory(request.backup_dir, ec) || ::access(request.backup_dir.c_str(), W_OK) != 0) {
+      return base::make_error(base::ErrorKind::Refused, "is not a writable directory", "--backup-dir " + request.backup_dir,
                               "create it first");
     }
   }
-  if (valid_.backup_mode == BackupMode::Job) {
+  if (valid.backup_mode == BackupMode::Job) {
     // Job mode (docs/rules.md#backup-job): the Secret or PVC is there and the image known, before auth.
-    if (auto s = check_job_destination(k_, p_.ns, request_); !s) return s;
-    auto image = agent_image(k_, request_, valid_.new_controller);
+    if (auto s = check_job_destination(client, plan.ns, request); !s) return std::move(s).error();
+    auto image = agent_image(client, request, valid.new_controller);
     if (!image) return std::move(image).error();
-    agent_image_ = std::move(*image);
-    return {};
+    out.agent_image = std::move(*image);
+    return out;
   }
-  if (valid_.s3 && valid_.backup_mode == BackupMode::Stream) {
-    auto dest = s3_destination(k_, p_.ns, request_);
+  if (valid.s3 && valid.backup_mode == BackupMode::Stream) {
+    auto dest = s3_destination(client, plan.ns, request);
     if (!dest) return std::move(dest).error();
-    s3_ = std::move(*dest);
     backup::S3ClientOptions o;
     o.attempts = 1;  // a check: the user wants its answer now
-    auto client = backup::S3Client::create(s3_->location, s3_->credentials, o);
-    if (!client) return std::move(client).error();
-    const std::string key = op::snapshot_object_key(s3_->key_prefix, op::migration_snapshot_file(p_.ns, p_.name));
-    if (auto s = (*client)->check_access(key); !s) return s;
+    auto s3 = backup::S3Client::create(dest->location, dest->credentials, o);
+    if (!s3) return std::move(s3).error();
+    const std::string key = op::snapshot_object_key(dest->key_prefix, op::migration_snapshot_file(plan.ns, plan.name));
+    if (auto s = (*s3)->check_access(key); !s) return std::move(s).error();
+    out.s3 = std::move(*dest);
   }
+  return out;
+}
+
+base::Status SafetyBackup::check() {
+  auto d = check_backup_destination(k_, p_, request_, valid_);
+  if (!d) return std::move(d).error();
+  s3_ = std::move(d->s3);
+  agent_image_ = std::move(d->agent_image);
   return {};
 }
 

@@ -1,6 +1,7 @@
 #include "migrate/translate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -304,7 +305,15 @@ void translate_options(const op::LegacyCluster& legacy, long long storage_bytes,
   t.spec["options"] = options;
 }
 
-void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember>& members, SpecTranslation& t) {
+// Whether the ca.crt of Secret `into` already holds every CA certificate of
+// Secret `from`, as inspection read them; false when either is unknown.
+bool holds_cas_of(const ClusterFacts& facts, const std::string& into, const std::string& from) {
+  auto i = facts.secret_cas.find(into), f = facts.secret_cas.find(from);
+  return i != facts.secret_cas.end() && f != facts.secret_cas.end() && pem_holds_all(i->second, f->second);
+}
+
+void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember>& members, const ClusterFacts& facts,
+                   SpecTranslation& t) {
   std::string s = legacy.tls_secret("serverSecret"), c = legacy.tls_secret("clientSecret"),
               sca = legacy.tls_secret("serverTrustedCASecret"), cca = legacy.tls_secret("clientTrustedCASecret"),
               p = legacy.tls_secret("peerSecret"), pca = legacy.tls_secret("peerTrustedCASecret");
@@ -316,11 +325,11 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
     tls["client"] = client;
     member_tls["clientServerSecretRef"] = {{"name", s}};
     if (!c.empty()) member_tls["clientMTLS"] = true;
-    if (!sca.empty() && sca != s) {
+    if (!sca.empty() && sca != s && !holds_cas_of(facts, s, sca)) {
       add(t, "W8", "serverTrustedCASecret " + base::quoted(sca) + " is dropped: copy its ca.crt into Secret " + base::quoted(s) +
                        " before starting the operator (v1alpha2 reads the client-plane CA from the server Secret's ca.crt)");
     }
-    if (!cca.empty() && cca != s) {
+    if (!cca.empty() && cca != s && !holds_cas_of(facts, s, cca)) {
       add(t, "W9", "clientTrustedCASecret " + base::quoted(cca) + " is dropped: v1alpha2 uses the ca.crt of Secret " + base::quoted(s) +
                        " as etcd's trusted client CA; merge the CA of " + base::quoted(cca) + " into it if client certificates are signed by it");
     }
@@ -331,7 +340,7 @@ void translate_tls(const op::LegacyCluster& legacy, const std::vector<LiveMember
   if (!p.empty()) {
     tls["peer"] = {{"secretRef", {{"name", p}}}};
     member_tls["peerSecretRef"] = {{"name", p}};
-    if (!pca.empty() && pca != p) {
+    if (!pca.empty() && pca != p && !holds_cas_of(facts, p, pca)) {
       add(t, "W11", "peerTrustedCASecret " + base::quoted(pca) + " is dropped: copy its ca.crt into Secret " + base::quoted(p));
     }
   } else {
@@ -408,7 +417,7 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
   long long bytes = translate_storage(legacy, t);
   std::vector<std::string> release_marks = translate_pod_template(legacy, t);
   translate_options(legacy, bytes, t);
-  translate_tls(legacy, members, t);
+  translate_tls(legacy, members, facts, t);
   translate_auth(legacy, facts, options, t);
   translate_release_owner(legacy, release_marks, t);
 
@@ -439,6 +448,34 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
                       "; adopting with the live count");
   }
   return t;
+}
+
+namespace {
+
+// The certificates of a PEM text, each as its base64 body without whitespace.
+std::vector<std::string> pem_certificates(const std::string& pem) {
+  static const std::string kBegin = "-----BEGIN CERTIFICATE-----", kEnd = "-----END CERTIFICATE-----";
+  std::vector<std::string> out;
+  for (size_t at = pem.find(kBegin); at != std::string::npos; at = pem.find(kBegin, at)) {
+    size_t end = pem.find(kEnd, at);
+    if (end == std::string::npos) break;
+    std::string body;
+    for (size_t i = at + kBegin.size(); i < end; ++i) {
+      if (!std::isspace(static_cast<unsigned char>(pem[i]))) body += pem[i];
+    }
+    out.push_back(std::move(body));
+    at = end + kEnd.size();
+  }
+  return out;
+}
+
+}  // namespace
+
+bool pem_holds_all(const std::string& bundle, const std::string& certs) {
+  auto have = pem_certificates(bundle), want = pem_certificates(certs);
+  if (want.empty()) return false;
+  return std::all_of(want.begin(), want.end(),
+                     [&](const std::string& c) { return std::find(have.begin(), have.end(), c) != have.end(); });
 }
 
 }  // namespace migrate

@@ -33,5 +33,8 @@ SpecTranslation translate_spec(const op::LegacyCluster& legacy, const std::vecto
 // Parsing helpers with their own tests.
 bool is_semver_triplet(const std::string& s);  // ^\d+\.\d+\.\d+$
 bool parse_int64_strict(const std::string& s, long long& out);  // [+-]?digits, in range
+// Every certificate of the PEM text `certs` is in the PEM text `bundle`
+// (whitespace aside); false when `certs` holds none.
+bool pem_holds_all(const std::string& bundle, const std::string& certs);
 
 }  // namespace migrate

@@ -89,15 +89,21 @@ int run_member(cli::Program& program, MemberOpts& o) {
   progress.finish();
   if (!result) return fail(program, result.error());
   const admin::MemberPlan& plan = result->plan;
+  auto refusal = [&plan] {
+    return base::make_error(base::ErrorKind::Refused,
+                            "member " + std::string(admin::op_name(plan.op)) + " refused: " + plan.refusals.front());
+  };
   if (o.dry_run) {
     output::View view;
     view.text = [&plan](const nlohmann::ordered_json&) { return admin::plan_text(plan); };
-    return print(program, output::render(admin::plan_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
+    int rc = print(program, output::render(admin::plan_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
+    // The run's error line too (docs/rules.md#dry-run-checks-what-the-run-checks).
+    if (plan.refused()) program.diag->error(refusal());
+    return rc;
   }
   if (plan.refused()) {
     std::cerr << admin::plan_text(plan);
-    return fail(program, base::make_error(base::ErrorKind::Refused, "member " + std::string(admin::op_name(plan.op)) +
-                                                                      " refused: " + plan.refusals.front()));
+    return fail(program, refusal());
   }
   if (result->declined) return declined_rc.value_or(0);
   output::View done;

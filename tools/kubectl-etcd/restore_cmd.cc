@@ -1,4 +1,5 @@
 // restore (docs/restore.md): plan, --dry-run prints it, else run it.
+#include "admin/restore_check.h"
 #include "admin/restore_exec.h"
 #include "admin/restore_plan.h"
 #include "cli/progress.h"
@@ -25,10 +26,17 @@ int run_restore(cli::Program& program, RestoreOpts& o) {
   r.ns = k->ns;
   auto plan = admin::plan_restore(r);
   if (!plan) return fail(program, plan.error());
-  output::View view;
-  view.text = [&plan](const nlohmann::ordered_json&) { return admin::restore_plan_text(*plan); };
   if (o.dry_run) {
-    return print(program, output::render(admin::restore_plan_document(*plan), view, *format), plan->refused() ? 3 : 0);
+    // Every read-only check of the run, so a dry-run fails where it would
+    // (docs/rules.md#dry-run-checks-what-the-run-checks).
+    auto check = admin::check_restore(*k->kube, *plan);
+    if (!check) return fail(program, check.error());
+    output::View view;
+    view.text = [&plan, &check](const nlohmann::ordered_json&) { return admin::restore_check_text(*plan, *check); };
+    const bool refused = plan->refused() || check->refused();
+    int rc = print(program, output::render(admin::restore_check_document(*plan, *check), view, *format), refused ? 3 : 0);
+    if (refused) program.diag->error(admin::restore_refusal(*plan, *check));
+    return rc;
   }
   cli::Progress progress(program.diag->stream(), cli::Progress::stderr_is_terminal(), o.common.kube.quiet);
   admin::RestoreHooks hooks;
@@ -77,13 +85,16 @@ void setup_restore(CLI::App& sub, cli::Action& action, cli::Program& program) {
   sub.add_flag("--s3-force-path-style", r.s3_force_path_style, "Path-style S3 URLs (MinIO, Ceph, IP endpoints)");
   sub.add_option("--pvc", r.pvc, "An existing PVC in the namespace that holds the snapshot file");
   sub.add_option("--pvc-path", r.pvc_path, "The exact snapshot file inside that PVC");
-  sub.add_flag("--dry-run", o->dry_run, "Print the plan and the EtcdCluster and change nothing (exit 3 when refused)");
+  sub.add_flag("--dry-run", o->dry_run,
+               "Make every check of the run (file, Secret, S3 object or PVC, name, server-side dry-run), print the "
+               "plan and the EtcdCluster, change nothing; fails as the run would (exit 3 when refused)");
   sub.footer("Sources: an S3 object (with --file: the file is checked and uploaded first; a re-run keeps the\n"
              "upload), or a file already on an existing PVC (restore does not copy files into PVCs). Then a\n"
              "server-side dry-run and the create of the EtcdCluster with spec.bootstrap.restore; the operator's\n"
              "first member restores the snapshot in an init container. A re-run finishes a stopped restore.\n"
+             "A snapshot file with auth enabled is refused: the new cluster would need spec.auth and TLS.\n"
              "Exit 1 the file is not a complete snapshot, 3 refused (the name is taken, another object is\n"
-             "under the key), 6 the Secret, PVC or object does not exist.");
+             "under the key, auth enabled), 6 the file, Secret, PVC or object does not exist.");
   sub.callback([&action, &program, o] { action = [&program, o] { return run_restore(program, *o); }; });
 }
 

@@ -47,7 +47,16 @@ int run_unwedge(cli::Program& program, UnwedgeOpts& o) {
   output::View view;
   view.text = [&plan](const nlohmann::ordered_json&) { return admin::unwedge_text(plan); };
   if (o.dry_run) {
-    return print(program, output::render(admin::unwedge_document(plan), view, ctx->format), plan.refused() ? 3 : 0);
+    // The run's exit code and error line wherever the run would change
+    // nothing: refused, or only symptoms this command does not fix
+    // (docs/rules.md#dry-run-checks-what-the-run-checks).
+    int rc = plan.refused() ? 3 : plan.fixes.empty() ? left_over(plan, false) : 0;
+    rc = print(program, output::render(admin::unwedge_document(plan), view, ctx->format), rc);
+    if (rc != 0) {
+      program.diag->error(plan.refused() ? "member unwedge refused: " + plan.refusals.front()
+                                         : "nothing here fixes what is left; see the lines above");
+    }
+    return rc;
   }
   if (plan.refused()) {
     std::cerr << admin::unwedge_text(plan);
@@ -92,7 +101,9 @@ void setup_member_unwedge(CLI::App& sub, cli::Action& action, cli::Program& prog
   auto o = options<UnwedgeOpts>();
   add_common_flags(sub, o->common);
   sub.add_flag("-y,--yes", o->yes, "Do not ask for confirmation (required without a terminal)");
-  sub.add_flag("--dry-run", o->dry_run, "Print the symptoms and the fixes and change nothing");
+  sub.add_flag("--dry-run", o->dry_run,
+               "Print the symptoms and the fixes and change nothing; exits 3 where the run would change nothing "
+               "(refused, or only symptoms it does not fix)");
   sub.add_flag("--expire-deadline", o->request.expire_deadline,
                "Escalation: move a status.progressDeadline still ahead into the past, so the operator ends a "
                "wedged reconcile at its next pass");

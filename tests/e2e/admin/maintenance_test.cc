@@ -156,9 +156,20 @@ TEST_CASE("defrag defers the rest when a member is down; learners are skipped") 
   o.version = "3.6";
   NativeCluster c(o);
   c.act("stop", c.members()[2]);
+  // The dry-run reads the health gate too: the rows the run will give
+  // (docs/rules.md#dry-run-checks-what-the-run-checks).
+  auto dry = c.tool({"defrag"}, {"--all", "--dry-run", "-o", "json", "--command-timeout", "2s"});
   auto r = c.tool({"defrag"}, {"--all", "-o", "json", "--command-timeout", "2s"});
   CHECK(r.rc == 1);  // one unreachable (failed), the others deferred (blocked)
+  CHECK(dry.rc == r.rc);
   auto rows = json::parse(r.out);
+  auto dry_rows = json::parse(dry.out);
+  REQUIRE(dry_rows.size() == rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(dry_rows[i]["name"] == rows[i]["name"]);
+    CHECK(dry_rows[i]["outcome"] == rows[i]["outcome"]);
+    CHECK(dry_rows[i]["reason"] == rows[i]["reason"]);
+  }
   int deferred = 0;
   for (const auto& row : rows) {
     if (row["name"] == c.members()[2]) {

@@ -74,6 +74,19 @@ TEST_CASE("member surgery on etcd 3.6 with a writer throughout") {
   auto np = member(c, {"add", "--no-promote", "-o", "json"});
   const std::string m5 = added_member(np);
   CHECK(voters(c) == 3);
+  // A learner answers no Defragment (docs/rules.md#learners): the run and its
+  // dry-run both fail it, with the same row (docs/rules.md#dry-run-checks-what-the-run-checks).
+  for (const bool dry : {false, true}) {
+    std::vector<std::string> args{"--member", m5, "-o", "json"};
+    if (dry) args.push_back("--dry-run");
+    auto d = c.tool({"defrag"}, args);
+    INFO("defrag of the learner" << (dry ? " --dry-run: " : ": ") << d.out << d.err);
+    CHECK(d.rc == 1);
+    auto rows = json::parse(d.out);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0]["outcome"] == "Failed");
+    CHECK(rows[0]["reason"] == "Learner");
+  }
   const int runner = runner_process(c);
   const int pid = runner_pid(c, m5);
   auto index = [&c]() {

@@ -88,6 +88,10 @@ TEST_CASE("member unwedge: a Terminating ghost, an orphan learner, the progress 
   const json dd = json::parse(dl.out);
   REQUIRE(dd["advice"].size() == 1);
   CHECK(dd["advice"][0]["symptom"] == "deadline-exceeded");
+  // The dry-run exits as the run would, with its line (docs/rules.md#dry-run-checks-what-the-run-checks).
+  auto dl_dry = unwedge(c, {"--dry-run", "-o", "json"});
+  CHECK(dl_dry.rc == 3);
+  CHECK(dl_dry.err.find("error: nothing here fixes what is left") != std::string::npos);
   // --expire-deadline has nothing to move: the deadline is already behind.
   CHECK(planned(unwedge(c, {"--expire-deadline", "--dry-run", "-o", "json"})).empty());
 

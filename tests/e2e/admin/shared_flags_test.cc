@@ -170,7 +170,8 @@ TEST_CASE("kubectl-etcd: every command reads its shared flags before or after it
       {"snapshot", {{file, "--overwrite", "--member", members[1]}, target, {"sha256"}}},
       {"snapshot status", {{"--file", file}, kube_only}},
       {"snapshot list", {{"-c", c.name()}, kube_only}},
-      // The plan only: it reads the namespace from the flags, writes nothing.
+      // The dry-run's checks (docs/rules.md#dry-run-checks-what-the-run-checks): the
+      // claim is looked for in the namespace of the flags, is missing (6), nothing is written.
       {"restore", {{"etcd-new", "--version", "3.6.11", "--pvc", "snapshots", "--pvc-path", "x.db", "--dry-run"},
                    kube_only}},
       {"hashkv", {{}, target}},

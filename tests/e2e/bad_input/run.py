@@ -7,12 +7,19 @@ no secret of the environment, and change nothing in the namespaces and files
 it was given. The exit codes come from the programs themselves
 (`__exit-codes`), and the tables of README.md and docs/exit-codes.md must
 agree with them: the three share one source of truth.
+
+tests/e2e/bad_input/dry_run.tsv pairs an input the real run of a mutating
+command refuses with the same input to its dry-run
+(docs/rules.md#dry-run-checks-what-the-run-checks): both must exit with the
+kind's code, print the fragment, change nothing, and the dry-run must print
+the run's `error:` line when the run prints one.
 """
 import base64
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -107,6 +114,22 @@ class Setup:
             f.write(os.urandom(4096) + b"\0" * 32)  # 32 trailer bytes that are not its sha256
         self.fix = None
         self.legacy = {}
+        self.native = None
+        # For the dry-run pairs: a real snapshot, the same cut short, a YAML
+        # file; a bucket and the Secret restore reads.
+        self.goodsnap = os.path.join(tmp, "good.db")
+        sh([PROGRAMS["kubectl-etcd"], "snapshot", "save", self.goodsnap, "--endpoints", self.etcd])
+        self.cutsnap = os.path.join(tmp, "cut.db")
+        with open(self.goodsnap, "rb") as f, open(self.cutsnap, "wb") as out:
+            out.write(f.read()[:-512])
+        self.yamlfile = os.path.join(tmp, "etcdcluster.yaml")
+        with open(self.yamlfile, "w") as f:
+            f.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-a-snapshot\n")
+        self.bucket = f"bad-input-{os.getpid()}"
+        os.makedirs(os.path.join(ENV["TESTENV_S3_DIR"], self.bucket), exist_ok=True)
+        kubectl("-n", self.ns, "create", "secret", "generic", "s3-creds",
+                "--from-literal=AWS_ACCESS_KEY_ID=" + ENV["TESTENV_S3_ACCESS_KEY"],
+                "--from-literal=AWS_SECRET_ACCESS_KEY=" + ENV["TESTENV_S3_SECRET_KEY"])
 
     def namespace(self, prefix):
         name = f"{prefix}-{os.getpid()}-{len(self.namespaces)}"
@@ -152,15 +175,30 @@ class Setup:
                 self.fix, "--replicas", "1", "--version", "3.6"])
         return self.fix
 
+    def native_cluster(self):
+        """A converged one-member v1alpha2 cluster "etcd" (its operator counted active)."""
+        if self.native is None:
+            ns = f"bad-input-native-{os.getpid()}"
+            sh([os.path.join(ENV["TESTENV_TOOLS"], "native-fixture"), "up", "--name", "etcd", "--namespace", ns,
+                "--members", "1", "--version", "3.6"])
+            self.namespaces.append(ns)
+            info = json.loads(sh([KUBECTL, "-n", ns, "get", "etcdmembers", "-o", "json"]).stdout)
+            self.native = (ns, info["items"][0]["metadata"]["name"])
+        return self.native
+
     def expand(self, text):
         subst = {"{NS}": self.ns, "{NOSUCHNS}": self.nosuchns, "{ETCD}": self.etcd, "{TMP}": self.tmp,
-                 "{BADSNAP}": self.badsnap, "{S3}": ENV["TESTENV_S3_ENDPOINT"]}
+                 "{BADSNAP}": self.badsnap, "{S3}": ENV["TESTENV_S3_ENDPOINT"], "{GOODSNAP}": self.goodsnap,
+                 "{CUTSNAP}": self.cutsnap, "{YAMLFILE}": self.yamlfile, "{BUCKET}": self.bucket}
         subst.update({"{KC_%s}" % k: v for k, v in self.kubeconfigs.items()})
         for k, v in subst.items():
             text = text.replace(k, v)
         text = re.sub(r"\{LEGACY:(\w+)\}", lambda m: self.legacy_ns(m.group(1)), text)
         if "{FIX}" in text:
             text = text.replace("{FIX}", self.fixture())
+        if "{NATIVE" in text:
+            ns, member = self.native_cluster()
+            text = text.replace("{NATIVE_MEMBER}", member).replace("{NATIVE}", ns)
         return text
 
     def fingerprint(self, namespaces):
@@ -183,6 +221,10 @@ class Setup:
         if self.fix:
             sh([os.path.join(ENV["TESTENV_TOOLS"], "legacy-fixture"), "down", "--name", "etcd", "--namespace",
                 self.fix], check=False)
+        if self.native:
+            sh([os.path.join(ENV["TESTENV_TOOLS"], "native-fixture"), "down", "--name", "etcd", "--namespace",
+                self.native[0]], check=False)
+        shutil.rmtree(os.path.join(ENV["TESTENV_S3_DIR"], self.bucket), ignore_errors=True)
         for ns in self.namespaces:
             kubectl("delete", "namespace", ns, "--wait=false", check=False)
 
@@ -196,6 +238,61 @@ def cases():
         if len(cols) not in (5, 6):
             sys.exit(f"cases.tsv:{n}: {len(cols)} columns, want 5 or 6")
         yield cols + ["stderr"] * (6 - len(cols))
+
+
+def dry_run_pairs():
+    for n, line in enumerate(open(os.path.join(HERE, "dry_run.tsv")), 1):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 6:
+            sys.exit(f"dry_run.tsv:{n}: {len(cols)} columns, want 6")
+        yield cols
+
+
+def run_case(setup, case, program, args):
+    """Runs one command line; fails `case` on a crash, a secret or a change. Returns the result."""
+    argv = [PROGRAMS[program]] + [setup.expand(a) for a in shlex.split(args)]
+    touched = [setup.ns] + [a for a in argv if a in setup.namespaces and a != setup.ns]
+    before = setup.fingerprint(touched)
+    started = time.monotonic()
+    r = sh(argv, check=False, env=dict(ENV, NO_COLOR="1", AWS_ACCESS_KEY_ID=ENV["TESTENV_S3_ACCESS_KEY"],
+                                       AWS_SECRET_ACCESS_KEY=ENV["TESTENV_S3_SECRET_KEY"]))
+    took = time.monotonic() - started
+    errors = [l for l in r.stderr.splitlines() if l.startswith("error:")]
+    print(f"{case}: exit {r.returncode} in {took:.1f}s: {errors[0] if errors else '(no error line)'}", flush=True)
+    for bad in ("terminate called", "Aborted", "what():", "Traceback", "panic:", "Segmentation"):
+        if bad in r.stderr:
+            fail(case, f"a crash on stderr: {bad}")
+    for secret in setup.secrets:
+        if secret and (secret in r.stdout or secret in r.stderr):
+            fail(case, "a secret of the environment was printed")
+    if setup.fingerprint(touched) != before:
+        fail(case, "it changed objects or files")
+    r.errors = errors
+    return r
+
+
+def check_dry_run_pairs(setup, codes):
+    rows = list(dry_run_pairs())
+    if len({r[0] for r in rows}) != len(rows):
+        fail("dry_run.tsv", "case ids repeat")
+    for case, program, real, dry, kind, fragment in rows:
+        if kind not in codes:
+            fail(case, f"unknown kind {kind}")
+            continue
+        fragment = setup.expand(fragment)
+        ran = run_case(setup, case + " (run)", program, real)
+        tried = run_case(setup, case + " (dry-run)", program, dry)
+        for which, r in (("run", ran), ("dry-run", tried)):
+            if r.returncode != codes[kind]:
+                fail(case, f"{which}: exit {r.returncode}, want {codes[kind]} ({kind}); stderr: {r.stderr.strip()[-400:]}")
+            if fragment not in r.stdout + r.stderr:
+                fail(case, f"{which} lacks {fragment!r}: {(r.stdout + r.stderr).strip()[-400:]}")
+        if ran.errors and ran.errors != tried.errors:
+            fail(case, f"the dry-run's error lines {tried.errors} are not the run's {ran.errors}")
+    return len(rows)
 
 
 def main():
@@ -240,9 +337,10 @@ def main():
                         fail(case, "a secret of the environment was printed")
                 if setup.fingerprint(touched) != before:
                     fail(case, "it changed objects or files")
+            pairs = check_dry_run_pairs(setup, codes)
         finally:
             setup.close()
-    print(f"{len(rows)} cases, {len(failures)} failures")
+    print(f"{len(rows)} cases, {pairs} dry-run pairs, {len(failures)} failures")
     for f in failures:
         print("FAILED:", f)
     return 1 if failures else 0

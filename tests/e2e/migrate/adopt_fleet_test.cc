@@ -48,10 +48,28 @@ TEST_CASE("fleet: 4 clusters, one blocked: the others adopted concurrently, exit
   // The blocked one is untouched.
   CHECK(e2e::kubectl_result({"-n", ns.name(), "get", "statefulset", "c2"}).rc == 0);
   CHECK(e2e::kubectl_result({"-n", ns.name(), "get", "etcdclusters.etcd-operator.cozystack.io", "c2"}).rc != 0);
-  // The text summary names every outcome.
+  CHECK(doc["result"]["summary"] == json{{"adopted", 3}, {"alreadyAdopted", 0}, {"blocked", 1}, {"failed", 0},
+                                          {"interrupted", 0}});
+  // A re-run: the clusters of the first run are already adopted, counted
+  // apart; the text names every outcome and says once that the legacy CRDs stay.
   auto text = e2e::apply(*fixtures[0], {"--skip-backup"});
+  INFO(text.out);
   CHECK(text.rc == 5);
-  CHECK(text.out.find("3 adopted, 1 blocked, 0 failed, 0 interrupted") != std::string::npos);
+  CHECK(text.out.find("0 adopted, 3 already adopted, 1 blocked, 0 failed, 0 interrupted") != std::string::npos);
+  CHECK(text.out.find(ns.name() + "/c0: already adopted (by an earlier run)") != std::string::npos);
+  size_t notices = 0;
+  for (size_t at = text.out.find("The legacy CRDs are never removed"); at != std::string::npos;
+       at = text.out.find("The legacy CRDs are never removed", at + 1)) {
+    ++notices;
+  }
+  CHECK(notices == 1);
+  auto again = e2e::apply(*fixtures[0], {"--skip-backup", "-o", "json"});
+  json again_doc = json::parse(again.out);
+  CHECK(again_doc["result"]["summary"]["alreadyAdopted"] == 3);
+  CHECK(again_doc["result"]["summary"]["adopted"] == 0);
+  for (const auto& c : again_doc["result"]["clusters"]) {
+    CHECK(c["alreadyAdopted"] == (c["name"] != "c2"));
+  }
 }
 
 TEST_CASE("a backup failing after auth was disabled: auth re-enabled (R3), nothing re-owned; the re-run adopts") {

@@ -194,22 +194,35 @@ void adopt_to_s3(const std::string& version, const std::vector<std::string>& var
   std::filesystem::remove_all(work);
 }
 
-// A failed backup check: refused (exit 3), one line naming the cause, and nothing changed.
+// A failed backup check: refused (exit 3), one line naming the cause (blocker
+// B22 of the plan), and nothing changed; the plan without --apply is blocked
+// with the same line (docs/rules.md#dry-run-checks-what-the-run-checks).
 void check_refused(const e2e::LegacyFixture& f, const std::string& before, const std::vector<std::string>& extra,
                    const std::string& cause, const std::map<std::string, std::string>& env = {}) {
+  auto b22 = [](const std::string& out) {
+    size_t at = out.find("ERROR B22: ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
   auto start = std::chrono::steady_clock::now();
   auto r = e2e::apply(f, extra, env);
   auto took = std::chrono::steady_clock::now() - start;
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  std::vector<std::string> argv = {e2e::etcd_migrate_path(), "adopt", "-n", f.ns(), "--connect", "direct",
+                                   "--legacy-controller", f.legacy_controller(), "--new-controller", f.new_controller()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  std::map<std::string, std::string> e = {{"KUBECONFIG", e2e::var("KUBECONFIG")}, {"NO_COLOR", "1"}};
+  e.insert(env.begin(), env.end());
+  auto plan = e2e::run(argv, e);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err << "\nplan: " << plan.out << plan.err);
   CHECK(r.rc == 3);
+  CHECK(plan.rc == 3);
   CHECK(took < std::chrono::seconds(30));
-  size_t at = r.out.find("prerequisites: ");
-  REQUIRE(at != std::string::npos);
-  std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  const std::string line = b22(r.out);
   CAPTURE(line);
   CHECK(line.find(cause) != std::string::npos);
-  CHECK(r.out.find(e2e::var("TESTENV_S3_SECRET_KEY")) == std::string::npos);
-  CHECK(r.err.find(e2e::var("TESTENV_S3_SECRET_KEY")) == std::string::npos);
+  CHECK(b22(plan.out) == line);
+  for (const auto* text : {&r.out, &r.err, &plan.out, &plan.err}) {
+    CHECK(text->find(e2e::var("TESTENV_S3_SECRET_KEY")) == std::string::npos);
+  }
   CHECK(e2e::graph(f) == before);
 }
 

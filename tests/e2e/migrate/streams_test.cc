@@ -42,7 +42,7 @@ void check_result_only(const e2e::CommandResult& r, const std::string& what, con
   } else if (format == "yaml") {
     auto y = e2e::run({"python3", "-c",
                        "import sys, yaml\n"
-                       "docs = [d for d in yaml.safe_load_all(sys.stdin) if d is not None]\n"
+                       "docs = list(yaml.safe_load_all(sys.stdin))\n"
                        "sys.exit(0 if len(docs) == 1 and isinstance(docs[0], dict) else 1)\n"},
                       {}, r.out);
     CHECK_MESSAGE(y.rc == 0, "stdout is not exactly one YAML document: " << y.err);

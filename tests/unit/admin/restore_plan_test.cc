@@ -1,3 +1,4 @@
+#include "admin/restore_check.h"
 #include "admin/restore_plan.h"
 
 #include <doctest/doctest.h>
@@ -123,4 +124,32 @@ TEST_CASE("the plan's document and text show the object") {
   auto text = admin::restore_plan_text(*p);
   CHECK(text.find("restore prod/etcd-new from s3://backups/etcd-new-restore.db") == 0);
   CHECK(text.find("\"bootstrap\"") != std::string::npos);
+}
+
+TEST_CASE("the dry-run's output: the plan, what each check found, and the refusals of plan and checks") {
+  auto p = admin::plan_restore(s3_file());
+  REQUIRE(p.ok());
+  admin::RestoreCheck c;
+  c.steps = {{"verify-file", "done", "sha256 ab, 4128 bytes, auth enabled"},
+             {"read-credentials", "done", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY present"},
+             {"upload", "pending", "4128 bytes to s3://backups/etcd-new-restore.db"},
+             {"server-dry-run", "did", "accepted"},
+             {"create", "pending", "EtcdCluster prod/etcd-new"}};
+  c.refusals = {"the snapshot has auth enabled: ..."};
+  auto text = admin::restore_check_text(*p, c);
+  CHECK(text.find("checked (nothing was changed):\n  verify-file: done (sha256 ab, 4128 bytes, auth enabled)\n") !=
+        std::string::npos);
+  CHECK(text.find("  upload: pending (4128 bytes to s3://backups/etcd-new-restore.db)\n") != std::string::npos);
+  CHECK(text.find("  refused: the snapshot has auth enabled") != std::string::npos);
+  auto doc = admin::restore_check_document(*p, c);
+  REQUIRE(doc["checks"].size() == 5);
+  CHECK(doc["checks"][2] == nlohmann::ordered_json{{"step", "upload"}, {"outcome", "pending"},
+                                                   {"detail", "4128 bytes to s3://backups/etcd-new-restore.db"}});
+  CHECK(doc["refusals"] == nlohmann::ordered_json::array({"the snapshot has auth enabled: ..."}));
+  CHECK(doc["object"]["kind"] == "EtcdCluster");
+  // The one error a refused run and a refused dry-run end with.
+  auto e = admin::restore_refusal(*p, c);
+  CHECK(e.kind == base::ErrorKind::Refused);
+  CHECK(e.one_line().find("etcd-new") != std::string::npos);
+  CHECK(e.one_line().find("the snapshot has auth enabled") != std::string::npos);
 }

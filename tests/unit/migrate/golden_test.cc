@@ -5,11 +5,13 @@
 // (GOLDEN_UPDATE=1 rewrites them).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "migrate/cluster_plan.h"
+#include "migrate/translate.h"
 
 using json = nlohmann::json;
 
@@ -54,6 +56,8 @@ migrate::ClusterFacts facts_from(const json& j) {
     f.certificates.push_back(finding);
   }
   f.certificates_error = j.value("certificatesError", "");
+  const json cas = j.value("secretCAs", json::object());
+  for (const auto& [name, pem] : cas.items()) f.secret_cas[name] = pem.get<std::string>();
   return f;
 }
 
@@ -195,4 +199,40 @@ TEST_CASE("a blocked plan carries no objects") {
   CHECK(plan.blocked());
   CHECK(plan.members.empty());
   CHECK_FALSE(migrate::to_json(plan).contains("objects"));
+}
+
+TEST_CASE("W8, W9, W11 advise copying a CA only into a Secret whose ca.crt lacks it") {
+  const std::string ca1 = "-----BEGIN CERTIFICATE-----\nQ0Ex\n-----END CERTIFICATE-----\n";
+  const std::string ca2 = "-----BEGIN CERTIFICATE-----\nQ0Ey\n-----END CERTIFICATE-----\n";
+  const std::string ca3 = "-----BEGIN CERTIFICATE-----\nQ0Ez\n-----END CERTIFICATE-----\n";
+  json c = load(kCases / "27-peer-tls.in.json");
+  auto& tls = c["legacy"]["spec"]["security"]["tls"];
+  tls["serverTrustedCASecret"] = "etcd-server-ca";
+  tls["clientTrustedCASecret"] = "etcd-client-ca";
+  auto has = [](const migrate::ClusterPlan& p, const std::string& id) {
+    auto v = ids(p);
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  // Nothing known about the Secrets' content: every copy is advised.
+  auto unknown = plan_of(c);
+  CHECK(has(unknown, "W8"));
+  CHECK(has(unknown, "W9"));
+  CHECK(has(unknown, "W11"));
+  // The server Secret's ca.crt already holds both CAs (a bundle, wrapped
+  // differently); the peer Secret's lacks the peer CA.
+  c["facts"]["secretCAs"] = {{"etcd-server-tls", ca3 + "-----BEGIN CERTIFICATE-----\nQ0\nEx\n-----END CERTIFICATE-----\n" + ca2},
+                             {"etcd-server-ca", ca1},
+                             {"etcd-client-ca", ca2},
+                             {"etcd-peer-tls", ca3},
+                             {"etcd-peer-ca", ca1}};
+  auto held = plan_of(c);
+  CHECK_FALSE(has(held, "W8"));
+  CHECK_FALSE(has(held, "W9"));
+  CHECK(has(held, "W11"));
+  // Once the peer Secret holds it too, nothing is advised.
+  c["facts"]["secretCAs"]["etcd-peer-tls"] = ca3 + ca1;
+  CHECK_FALSE(has(plan_of(c), "W11"));
+  // A CA Secret without any certificate is not "held".
+  CHECK_FALSE(migrate::pem_holds_all(ca1, ""));
+  CHECK(migrate::pem_holds_all(ca1 + ca2, ca2));
 }

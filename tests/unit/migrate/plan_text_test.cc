@@ -1,11 +1,14 @@
 // The text plan names only what applies: the legacy PDB only when the legacy
 // operator made one, an externally reached client Service with how it is
-// reached, and none of the planning's progress lines (they go to stderr).
+// reached, and none of the planning's progress lines (they go to stderr); with
+// --apply the legacy-CRDs paragraph comes once, and the result counts clusters
+// adopted by an earlier run apart.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "migrate/apply.h"
 #include "migrate/plan_text.h"
 
 using json = nlohmann::json;
@@ -73,4 +76,34 @@ TEST_CASE("an externally reached client Service: the replacement step says what 
   std::string blocked = migrate::plan_text(adoption_plan("37-client-lb-named-c"));
   CHECK(blocked.find("ERROR B20") != std::string::npos);
   CHECK(blocked.find("replace the client Service") == std::string::npos);
+}
+
+TEST_CASE("with --apply the legacy-CRDs paragraph is printed once, after the result; a re-run counts earlier adoptions apart") {
+  auto count = [](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = text.find("The legacy CRDs are never removed"); at != std::string::npos;
+         at = text.find("The legacy CRDs are never removed", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  auto plan = adoption_plan("01-defaults");
+  CHECK(count(migrate::plan_text(plan)) == 1);  // the dry-run
+  plan.apply = true;
+  migrate::ApplyReport report;
+  report.new_controller = "etcd-operator-system/etcd-operator";
+  migrate::ClusterResult now{"tenant-a", "etcd", migrate::ClusterOutcome::Adopted, {}, "", "", "", {}, false};
+  migrate::ClusterResult before{"tenant-b", "etcd", migrate::ClusterOutcome::Adopted, {"adopted by an earlier run"},
+                                "", "", "", {}, true};
+  report.clusters = {now, before};
+  const std::string out = migrate::plan_text(plan) + migrate::apply_text(report);
+  CHECK(count(out) == 1);
+  CHECK(out.find("EtcdCluster tenant-b/etcd: already adopted (by an earlier run)\n") != std::string::npos);
+  CHECK(out.find("\n1 adopted, 1 already adopted, 0 blocked, 0 failed, 0 interrupted\n") != std::string::npos);
+  auto doc = migrate::to_json(report);
+  CHECK(doc["summary"]["adopted"] == 1);
+  CHECK(doc["summary"]["alreadyAdopted"] == 1);
+  CHECK(doc["clusters"][0]["alreadyAdopted"] == false);
+  CHECK(doc["clusters"][1]["alreadyAdopted"] == true);
+  CHECK(doc["clusters"][1]["outcome"] == "Adopted");
 }
