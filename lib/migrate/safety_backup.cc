@@ -29,6 +29,8 @@ base::Status SafetyBackup::check() {
       return base::make_error(base::ErrorKind::Refused, "is not a writable directory", "--backup-dir " + request_.backup_dir,
                               "create it first");
     }
+    // What stands at the artefact's path is known now, before auth is touched.
+    if (auto path = backup::local_backup_path(request_.backup_dir, p_.ns, p_.name); !path) return std::move(path).error();
   }
   if (valid_.backup_mode == BackupMode::Job) {
     // Job mode (docs/rules.md#backup-job): the Secret or PVC is there and the image known, before auth.
