@@ -231,6 +231,8 @@ base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const S
   run.nothing_would = "nothing would ever take the snapshot";
   run.instead = "save it to a file instead";
   run.follow = "`kubectl etcd snapshot status " + name + "`";
+  run.handler = "the " + std::string(op::kKindEtcdSnapshot) + " controller of the " + std::string(op::kApiVersion) +
+                " operator";
   run.timeout = r.timeout;
   auto done = run_cr(kube, t, run, progress);
   if (!done) return std::move(done).error();

@@ -31,9 +31,8 @@ int run_via_cr(cli::Program& program, const SaveOpts& o) {
   admin::SnapshotCrRequest r = o.cr;
   r.timeout = *timeout;
   cli::Diag& diag = *program.diag;
-  auto row = admin::snapshot_via_cr(*ctx->kube, ctx->session.target, r, [&diag](const std::string& phase) {
-    diag.note("EtcdSnapshot phase: " + (phase.empty() ? std::string("(none yet)") : phase));
-  });
+  auto row = admin::snapshot_via_cr(*ctx->kube, ctx->session.target, r,
+                                    [&diag](const std::string& line) { diag.note(line); });
   if (!row) return fail(program, row.error());
   return print(program, output::render(*row, admin::snapshot_cr_view(), ctx->format), 0);
 }
@@ -82,7 +81,10 @@ void add_save_flags(CLI::App& sub, SaveOpts& o) {
   sub.add_option("--s3-secret", o.cr.s3_secret, "--via-cr: Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
   sub.add_option("--s3-region", o.cr.s3_region, "--via-cr: S3 region");
   sub.add_flag("--s3-force-path-style", o.cr.s3_force_path_style, "--via-cr: path-style S3 URLs");
-  sub.add_option("--timeout", o.timeout, "--via-cr: how long to wait for Complete or Failed")->default_str("30m");
+  sub.add_option("--timeout", o.timeout,
+                 "--via-cr: how long to wait for Complete or Failed (no status within 1m, or this when shorter: "
+                 "refused, the EtcdSnapshot deleted)")
+      ->default_str("30m");
 }
 
 }  // namespace
