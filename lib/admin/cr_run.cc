@@ -1,6 +1,10 @@
 #include "admin/cr_run.h"
 
+#include <algorithm>
+
 #include "kube/client.h"
+#include "kube/status_error.h"
+#include "output/render.h"
 
 namespace admin {
 
@@ -15,6 +19,81 @@ std::pair<std::string, std::string> last_condition(const json& cr) {
   }
   return out;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string seconds_text(Clock::duration d) {
+  return output::human_age(std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(500)));
+}
+
+// Follows one created object: what was last read of it, and waits in slices
+// of kCrProgressEvery so that a quiet wait still says what it waits for.
+class Follow {
+ public:
+  Follow(kube::Client& kube, const Target& t, const CrRun& run, const PhaseProgress& progress)
+      : kube_(kube), t_(t), run_(run), progress_(progress), start_(Clock::now()),
+        name_(run.object["metadata"]["name"].get<std::string>()),
+        kind_(run.object.value("kind", std::string("object"))) {}
+
+  // Waits until `enough()` holds or `until` passes (false then).
+  base::Result<bool> wait(Clock::time_point until, const std::function<bool()>& enough,
+                          const std::function<std::string()>& quiet_line) {
+    while (!enough()) {
+      const auto now = Clock::now();
+      if (now >= until) return false;
+      const auto slice = std::min<Clock::duration>(until - now, kCrProgressEvery);
+      auto r = kube_.wait_for(*run_.resource, t_.ns, name_,
+                              [&](const json* o) {
+                                observe(o);
+                                return enough();
+                              },
+                              std::chrono::duration_cast<std::chrono::milliseconds>(slice));
+      if (!r && r.error().kind != base::ErrorKind::Timeout) return std::move(r).error();
+      if (!r && Clock::now() < until) say(quiet_line());
+    }
+    return true;
+  }
+
+  void say(const std::string& line) const {
+    if (progress_) progress_(line);
+  }
+
+  bool gone() const { return gone_; }
+  bool written() const { return last_.contains("status") && last_["status"].is_object() && !last_["status"].empty(); }
+  bool terminal() const { return phase_ == "Complete" || phase_ == "Failed"; }
+  const std::string& phase() const { return phase_; }
+  const json& last() const { return last_; }
+  const std::string& name() const { return name_; }
+  const std::string& kind() const { return kind_; }
+  Clock::duration waited() const { return Clock::now() - start_; }
+  Clock::time_point start() const { return start_; }
+
+ private:
+  void observe(const json* o) {
+    if (o == nullptr) {
+      gone_ = true;
+      return;
+    }
+    gone_ = false;
+    last_ = *o;
+    const std::string phase = last_.value("status", json::object()).value("phase", "");
+    if (phase != phase_ && !phase.empty()) say(kind_ + " phase: " + phase);
+    phase_ = phase;
+  }
+
+  kube::Client& kube_;
+  const Target& t_;
+  const CrRun& run_;
+  const PhaseProgress& progress_;
+  Clock::time_point start_;
+  std::string name_, kind_, phase_;
+  json last_;
+  bool gone_ = false;
+};
+
+}  // namespace
 
 base::Result<json> run_cr(kube::Client& kube, const Target& t, const CrRun& run, const PhaseProgress& progress) {
   const std::string name = run.object["metadata"]["name"];
@@ -32,24 +111,59 @@ base::Result<json> run_cr(kube::Client& kube, const Target& t, const CrRun& run,
   }
   auto created = kube.create(*run.resource, t.ns, run.object);
   if (!created) return std::move(created).error();
-  std::string last_phase;
-  auto done = kube.wait_for(
-      *run.resource, t.ns, name,
-      [&](const json* o) {
-        if (o == nullptr) return false;
-        std::string phase = o->value("status", json::object()).value("phase", "");
-        if (phase != last_phase && progress) progress(phase);
-        last_phase = phase;
-        return phase == "Complete" || phase == "Failed";
-      },
-      run.timeout);
+  Follow f(kube, t, run, progress);
+  const auto pickup = std::min<Clock::duration>(kCrPickup, run.timeout);
+  const auto deadline = f.start() + run.timeout;
+  f.say(f.kind() + " " + t.ns + "/" + name + " created; waiting for " + run.handler + " to pick it up");
+
+  // A controller writes a status at once; none within the pickup time means
+  // nothing handles the kind here (docs/rules.md#one-shot-request-pickup).
+  auto picked = f.wait(
+      f.start() + pickup, [&] { return f.gone() || f.written(); },
+      [&] {
+        return f.kind() + " " + t.ns + "/" + name + ": no status after " + seconds_text(f.waited()) +
+               "; it is deleted if none is written within " + seconds_text(pickup);
+      });
+  if (!picked) return std::move(picked).error();
+  if (!*picked) {
+    // The precondition keeps a status written at this very moment: then the
+    // delete fails with a conflict and the wait goes on.
+    kube::DeleteOptions o;
+    if (f.last().is_object()) {
+      o.precondition_resource_version = f.last().value("metadata", json::object()).value("resourceVersion", "");
+    }
+    auto removed = kube.remove(*run.resource, t.ns, name, o);
+    if (removed || kube::is_not_found(removed.error())) {
+      return base::make_error(base::ErrorKind::Refused,
+                             "nothing picked it up within " + seconds_text(pickup) + " (no status written): " +
+                                 run.handler + " is missing or not running; the " + f.kind() + " was deleted",
+                             what, run.instead);
+    }
+    if (!kube::is_conflict(removed.error())) {
+      return base::make_error(base::ErrorKind::Refused,
+                             "nothing picked it up within " + seconds_text(pickup) + " (no status written): " +
+                                 run.handler + " is missing or not running; it stays, as deleting it failed: " +
+                                 removed.error().one_line(),
+                             what, "delete it, and " + run.instead);
+    }
+  }
+  auto done = f.wait(deadline, [&] { return f.gone() || f.terminal(); }, [&] {
+    return f.kind() + " " + t.ns + "/" + name + ": " + (f.phase().empty() ? std::string("no phase yet") : f.phase()) +
+           " after " + seconds_text(f.waited()) + " (--timeout " + seconds_text(run.timeout) + ")";
+  });
   if (!done) {
     auto e = std::move(done).error();
     if (e.object.empty()) e.object = what;
-    if (e.kind == base::ErrorKind::Timeout) e.hint = "the " + run.object.value("kind", std::string("object")) + " stays; " + run.follow + " follows it";
     return e;
   }
-  return std::move(done).value();
+  if (f.gone()) return base::make_error(base::ErrorKind::Failed, "was deleted before it finished", what);
+  if (!*done) {
+    return base::make_error(base::ErrorKind::Timeout,
+                           "timed out after " + seconds_text(run.timeout) + " waiting" +
+                               (f.phase().empty() ? std::string() : " (phase " + f.phase() + ")"),
+                           what, "the " + f.kind() + " stays; " + run.follow + " follows it");
+  }
+  return f.last();
 }
 
 }  // namespace admin

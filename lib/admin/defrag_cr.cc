@@ -75,6 +75,8 @@ base::Result<std::vector<DefragRow>> defrag_via_cr(kube::Client& kube, const Tar
   run.nothing_would = "nothing would ever run the defragmentation";
   run.instead = "run `kubectl etcd defrag` without --via-cr";
   run.follow = "`kubectl get etcddefrags.etcd-operator.cozystack.io " + name + " -n " + t.ns + "`";
+  run.handler = "the " + std::string(op::kKindEtcdDefrag) + " controller of the " + std::string(op::kApiVersion) +
+                " operator";
   run.timeout = r.timeout;
   auto done = run_cr(kube, t, run, progress);
   if (!done) return std::move(done).error();

@@ -30,10 +30,17 @@ std::vector<std::string> watched(const json& deployment) {
 OperatorState judge_operator(const json& lease, const json& deployment, const std::string& cluster_ns,
                              std::chrono::system_clock::time_point now) {
   OperatorState s;
+  // Scaled to 0 is what a user did on purpose, and said before any other
+  // cause: the namespace filter is moot while nothing runs.
+  const bool scaled_down = deployment.is_object() && deployment.contains("/spec/replicas"_json_pointer) &&
+                           deployment["spec"]["replicas"].is_number_integer() &&
+                           deployment["spec"]["replicas"].get<long long>() == 0;
+  const std::string scaled_down_reason = "the operator is scaled down (its Deployment has spec.replicas 0)";
   if (deployment.is_object()) {
     if (!op::watches(watched(deployment), cluster_ns)) {
       s.active = false;
-      s.reason = "the operator watches other namespaces only (" + std::string(op::kWatchNamespaceEnv) + ")";
+      s.reason = scaled_down ? scaled_down_reason
+                             : "the operator watches other namespaces only (" + std::string(op::kWatchNamespaceEnv) + ")";
       return s;
     }
     if (deployment.contains("/status/readyReplicas"_json_pointer) &&
@@ -56,8 +63,9 @@ OperatorState judge_operator(const json& lease, const json& deployment, const st
     }
   }
   s.active = false;
-  s.reason = deployment.is_object() ? "no ready operator replica and no live leader Lease"
-                                    : "no operator Deployment and no live leader Lease";
+  s.reason = scaled_down             ? scaled_down_reason
+             : deployment.is_object() ? "no ready operator replica and no live leader Lease"
+                                      : "no operator Deployment and no live leader Lease";
   return s;
 }
 

@@ -2,6 +2,8 @@
 // active = its leader Lease is held and not expired (plus 5 s of skew), or
 // its Deployment has ready replicas; an operator whose WATCH_NAMESPACE
 // excludes the namespace does not manage it; unreadable counts as active.
+// An inactive operator whose Deployment has spec.replicas 0 is said to be
+// scaled down, whatever else holds.
 #pragma once
 
 #include <chrono>

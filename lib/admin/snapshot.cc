@@ -1,7 +1,6 @@
 #include "admin/snapshot.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include "admin/maintenance.h"
 #include "backup/file_sink.h"
+#include "base/output_path.h"
 #include "base/sha256.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
@@ -37,13 +37,20 @@ base::Error snapshot_stream_error(base::Error e, const std::string& member, cons
   return e;
 }
 
-base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
-                                              etcd::SnapshotProgress progress) {
-  struct stat sb {};
-  if (!r.overwrite && ::stat(r.path.c_str(), &sb) == 0) {
+base::Status check_snapshot_target(const SnapshotSaveRequest& r) {
+  // --overwrite cannot help a device, FIFO, socket, folder or link: that is
+  // said first (docs/rules.md#files-the-user-names).
+  if (auto s = base::check_output_file(r.path, "give the path of a regular file, or of none yet"); !s) return s;
+  if (!r.overwrite && base::path_kind(r.path) != base::PathKind::Absent) {
     return base::make_error(base::ErrorKind::Refused, "the file exists", "file \"" + r.path + "\"",
                            "give --overwrite to replace it");
   }
+  return {};
+}
+
+base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
+                                              etcd::SnapshotProgress progress) {
+  if (auto st = check_snapshot_target(r); !st) return std::move(st).error();
   // The source: the member asked for, else a healthy voter, preferring a
   // follower (the leader has enough to do).
   auto statuses = status_of_members(s);
@@ -224,6 +231,8 @@ base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const S
   run.nothing_would = "nothing would ever take the snapshot";
   run.instead = "save it to a file instead";
   run.follow = "`kubectl etcd snapshot status " + name + "`";
+  run.handler = "the " + std::string(op::kKindEtcdSnapshot) + " controller of the " + std::string(op::kApiVersion) +
+                " operator";
   run.timeout = r.timeout;
   auto done = run_cr(kube, t, run, progress);
   if (!done) return std::move(done).error();

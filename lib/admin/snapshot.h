@@ -46,8 +46,15 @@ struct SnapshotSaveReport {
   std::int64_t revision = 0;  // the source's revision just before the stream
 };
 
+// What snapshot_save checks of its path before anything else, for a program
+// to call before it connects: a usage error (128) when the path, or
+// <path>.part, is anything but a regular file (a device, FIFO, socket,
+// directory or symbolic link: docs/rules.md#files-the-user-names); refused
+// (3) when a file is there and overwrite is not set.
+base::Status check_snapshot_target(const SnapshotSaveRequest& r);
+
 // Streams to <path>.part (0600), checks size % 512 == 32 and the trailer,
-// fsyncs and renames; refuses an existing file without overwrite (3).
+// fsyncs and renames; check_snapshot_target() first.
 base::Result<SnapshotSaveReport> snapshot_save(Session& s, const SnapshotSaveRequest& r,
                                               etcd::SnapshotProgress progress = {});
 nlohmann::ordered_json snapshot_save_document(const SnapshotSaveReport& r);

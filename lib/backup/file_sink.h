@@ -1,6 +1,9 @@
 // A local file written atomically: bytes go to "<path>.part" (mode 0600,
 // created exclusively), commit() fsyncs it, renames it over <path> and fsyncs
 // the directory. Readers see either the old file or the complete new one.
+// Only a regular file is ever replaced: a device, FIFO, socket, directory
+// or symbolic link at the path (or at "<path>.part") is a usage error, at
+// create() and again at commit() (docs/rules.md#files-the-user-names).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +17,7 @@ namespace backup {
 
 class FileSink final : public base::Sink {
  public:
-  // Creates "<path>.part"; a stale one from a killed run is replaced.
+  // Creates "<path>.part"; a stale one from a killed run (a regular file) is replaced.
   static base::Result<std::unique_ptr<FileSink>> create(const std::string& path);
   ~FileSink() override;
   FileSink(const FileSink&) = delete;

@@ -1,7 +1,5 @@
 #include "backup/stream_backup.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -9,6 +7,7 @@
 
 #include "backup/fanout_sink.h"
 #include "backup/file_sink.h"
+#include "base/output_path.h"
 #include "base/text.h"
 #include "operator/backup_names.h"
 
@@ -46,10 +45,9 @@ class WatchedSink final : public base::Sink {
 };
 
 // docs/rules.md#safety-backup for the local artefact: an existing file is replaced only when its
-// .uid companion names the same cluster.
+// .uid companion names the same cluster. Both are regular files by now (local_backup_path).
 base::Status check_file_owner(const std::string& path, const std::string& uid) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) return {};
+  if (base::path_kind(path) == base::PathKind::Absent) return {};
   std::ifstream f(op::snapshot_uid_file(path));
   std::stringstream ss;
   if (f) ss << f.rdbuf();
@@ -75,6 +73,23 @@ struct Candidate {
 
 }  // namespace
 
+base::Result<std::string> local_backup_path(const std::string& dir, const std::string& ns, const std::string& cluster) {
+  const base::PathKind kind = base::target_kind(dir);
+  if (kind != base::PathKind::Directory) {
+    return base::make_error(ErrorKind::Usage,
+                           kind == base::PathKind::Absent ? std::string("is not a directory")
+                                                          : "is " + std::string(base::describe(kind)) + ", not a directory",
+                           "backup directory \"" + dir + "\"",
+                           kind == base::PathKind::Absent ? "create it first" : "choose another --backup-dir");
+  }
+  std::string path = dir + (dir.back() == '/' ? "" : "/") + op::migration_snapshot_file(ns, cluster);
+  // docs/rules.md#files-the-user-names: the snapshot and its owner mark, each written through a .part.
+  const std::string hint = "move it away or choose another --backup-dir";
+  if (auto s = base::check_output_file(path, hint); !s) return std::move(s).error();
+  if (auto s = base::check_output_file(op::snapshot_uid_file(path), hint); !s) return std::move(s).error();
+  return path;
+}
+
 base::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& req) {
   std::string object = "etcdcluster \"" + req.ns + "/" + req.cluster + "\"";
   if (req.dir.empty() && !req.s3) {
@@ -87,12 +102,9 @@ base::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Strea
   const std::string file_name = op::migration_snapshot_file(req.ns, req.cluster);
   std::string path;
   if (!req.dir.empty()) {
-    struct stat st{};
-    if (::stat(req.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return base::make_error(ErrorKind::Usage, "is not a directory", "backup directory \"" + req.dir + "\"",
-                             "create it first");
-    }
-    path = req.dir + (req.dir.back() == '/' ? "" : "/") + file_name;
+    auto local = local_backup_path(req.dir, req.ns, req.cluster);
+    if (!local) return std::move(local).error();
+    path = std::move(*local);
     if (auto s = check_file_owner(path, req.cluster_uid); !s) return std::move(s).error();
   }
   std::string key;

@@ -66,6 +66,13 @@ struct StreamBackupResult {
   std::vector<std::string> passed_over;   // "endpoint: why" of members not used
 };
 
+// The local artefact's path in `dir` (--backup-dir), checked as
+// stream_backup() checks it before etcd is read: `dir` leads to a directory
+// (a link to one is followed), and the snapshot file and its .uid mark are
+// absent or regular files (docs/rules.md#files-the-user-names); usage errors
+// (128) otherwise.
+base::Result<std::string> local_backup_path(const std::string& dir, const std::string& ns, const std::string& cluster);
+
 base::Result<StreamBackupResult> stream_backup(etcd::Client& client, const StreamBackupRequest& request);
 
 }  // namespace backup

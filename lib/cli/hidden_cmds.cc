@@ -1,8 +1,8 @@
 #include "cli/hidden_cmds.h"
 
-#include <fstream>
 #include <memory>
 
+#include "base/output_path.h"
 #include "cli/completion.h"
 #include "cli/completion_values.h"
 #include "cli/manpage.h"
@@ -19,13 +19,24 @@ void add_hidden_commands(CLI::App& app, Action& action, Program& program) {
     action = [&app, &program, dir] {
       std::string source = std::string(kProjectName) + " " + kVersion;
       std::string display = program.binary == "kubectl-etcd" ? "kubectl etcd" : program.binary;
-      for (const auto& page : man_pages(app, program.binary, display, source)) {
-        std::ofstream out(*dir + "/" + page.file, std::ios::binary | std::ios::trunc);
-        out << page.text;
-        if (!out.flush()) {
-          program.diag->error(base::make_error(base::ErrorKind::Failed, "cannot write " + *dir + "/" + page.file, {},
-                                         "check that the directory exists and is writable"));
-          return base::exit_code(base::ErrorKind::Failed);
+      // Through PAGE.part and a rename, as every file written where the user
+      // said: only a regular file is replaced, and what is not one stops the
+      // run before any page is written (docs/rules.md#files-the-user-names).
+      const auto pages = man_pages(app, program.binary, display, source);
+      const std::string hint = "give another directory";
+      for (const auto& page : pages) {
+        if (auto ok = base::check_output_file(*dir + "/" + page.file, hint); !ok) {
+          program.diag->error(ok.error());
+          return base::exit_code(ok.error().kind);
+        }
+      }
+      for (const auto& page : pages) {
+        auto written = base::write_file_atomically(*dir + "/" + page.file, page.text, 0644, hint);
+        if (!written) {
+          auto e = std::move(written).error();
+          if (e.kind == base::ErrorKind::Failed) e.hint = "check that the directory exists and is writable";
+          program.diag->error(e);
+          return base::exit_code(e.kind);
         }
       }
       return 0;

@@ -158,12 +158,14 @@ base::Result<RestConfig> in_cluster_config(const ConfigOptions& o) {
 base::Result<RestConfig> load_config(const ConfigOptions& o) {
   std::vector<std::string> paths;
   bool skip_missing = true;
+  bool from_env = false;
   if (!o.kubeconfig.empty()) {
     paths.push_back(o.kubeconfig);
     skip_missing = false;  // a file the user named must exist
   } else {
     std::string env = env_or(o.kubeconfig_env, "KUBECONFIG");
     paths = split_kubeconfig_env(env);
+    from_env = !paths.empty();
     if (paths.empty()) {
       std::string home = env_or(o.home, "HOME");
       if (!home.empty()) paths.push_back(home + "/.kube/config");
@@ -174,6 +176,9 @@ base::Result<RestConfig> load_config(const ConfigOptions& o) {
   if (!any) {
     std::string host = env_or(o.service_host, "KUBERNETES_SERVICE_HOST");
     if (!host.empty()) return in_cluster_config(o);
+    // As kubectl: KUBECONFIG's missing entries are skipped, but when it
+    // names no file that exists, that is the error (6, as for --kubeconfig).
+    if (from_env) return missing_kubeconfig(paths);
     std::string where = paths.empty() ? std::string("(no KUBECONFIG and no HOME)") : base::join(paths, ":");
     return base::make_error(ErrorKind::Failed, "no kubeconfig found at " + where + " and not running in a Pod", {},
                            "give --kubeconfig or set KUBECONFIG");

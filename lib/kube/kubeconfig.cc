@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/text.h"
 #include "kube/base64.h"
 
 namespace kube {
@@ -17,9 +18,41 @@ namespace {
 
 using base::ErrorKind;
 
-base::Error config_error(const std::string& path, std::string message) {
-  return base::make_error(ErrorKind::Failed, std::move(message), "kubeconfig \"" + path + "\"");
+base::Error config_error(const std::string& path, std::string message, std::string hint = {}) {
+  return base::make_error(ErrorKind::Failed, std::move(message), "kubeconfig \"" + path + "\"", std::move(hint));
 }
+
+// The keys a kubeconfig (kind Config) may hold at its top.
+bool kubeconfig_key(const std::string& key) {
+  static const std::set<std::string> keys = {"apiVersion", "kind",     "preferences",     "clusters",
+                                             "users",      "contexts", "current-context", "extensions"};
+  return keys.count(key) > 0;
+}
+
+// A mapping that is some other YAML document: a manifest (kind: Deployment)
+// or a file of other keys. "" when it may be a kubeconfig.
+std::string other_document(const YAML::Node& root) {
+  const YAML::Node kind = root["kind"];
+  if (kind && kind.IsScalar() && kind.Scalar() != "Config") {
+    const YAML::Node api = root["apiVersion"];
+    return "a YAML document of kind " + kind.Scalar() +
+           (api && api.IsScalar() && !api.Scalar().empty() ? " (" + api.Scalar() + ")" : std::string()) +
+           ", not Config";
+  }
+  std::vector<std::string> others;
+  for (const auto& kv : root) {
+    if (!kv.first.IsScalar()) continue;
+    if (kubeconfig_key(kv.first.Scalar())) return {};
+    others.push_back(kv.first.Scalar());
+  }
+  if (others.empty()) return {};
+  std::string names;
+  for (std::size_t i = 0; i < others.size() && i < 3; ++i) names += (i ? ", " : "") + others[i];
+  if (others.size() > 3) names += ", ...";
+  return "a YAML mapping of " + names + ", with none of clusters, contexts, users or current-context";
+}
+
+constexpr const char* kNotKubeconfigHint = "give a kubeconfig file (kind: Config), e.g. ~/.kube/config";
 
 std::string resolve(const std::string& base_dir, const std::string& p) {
   if (p.empty() || p.front() == '/' || base_dir.empty()) return p;
@@ -142,7 +175,10 @@ base::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::stri
   Kubeconfig kc;
   kc.files.push_back(path);
   if (!root || root.IsNull()) return kc;  // an empty file is an empty config, as for kubectl
-  if (!root.IsMap()) return config_error(path, "not a kubeconfig: the document is not a mapping");
+  if (!root.IsMap()) return config_error(path, "not a kubeconfig: the document is not a mapping", kNotKubeconfigHint);
+  if (std::string other = other_document(root); !other.empty()) {
+    return config_error(path, "not a kubeconfig: " + other, kNotKubeconfigHint);
+  }
   std::string base = std::filesystem::path(path).parent_path().string();
   std::string err;
   try {
@@ -197,19 +233,32 @@ base::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::stri
   return kc;
 }
 
+base::Error missing_kubeconfig(const std::vector<std::string>& paths) {
+  // The exit code tells a missing file from an unreadable one, as for every
+  // other named object the user gave, whichever way it was named.
+  return base::make_error(ErrorKind::NotFound,
+                          paths.size() == 1 ? std::string("cannot read: ") + std::strerror(ENOENT)
+                                            : "cannot read: none of these files exists",
+                          "kubeconfig \"" + base::join(paths, ":") + "\"",
+                          "give an existing file with --kubeconfig or KUBECONFIG");
+}
+
 base::Result<Kubeconfig> load_kubeconfig_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    // An ifstream opens a folder and reads nothing: that would pass for an
+    // empty kubeconfig and end in "current-context is not set".
+    const std::string inside = (std::filesystem::path(path) / "config").string();
+    return config_error(path, "not a kubeconfig: a directory",
+                        std::filesystem::is_regular_file(inside, ec) ? "give the file itself, e.g. " + inside
+                                                                     : std::string(kNotKubeconfigHint));
+  }
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     const int e = errno;
+    if (e == ENOENT || e == ENOTDIR) return missing_kubeconfig({path});
     auto err = config_error(path, std::string("cannot read: ") + std::strerror(e));
-    // The exit code tells a missing file from an unreadable one, as for
-    // every other named object the user gave.
-    if (e == ENOENT || e == ENOTDIR) {
-      err.kind = ErrorKind::NotFound;
-      err.hint = "give an existing file with --kubeconfig or KUBECONFIG";
-    } else if (e == EACCES || e == EPERM) {
-      err.kind = ErrorKind::PermissionDenied;
-    }
+    if (e == EACCES || e == EPERM) err.kind = ErrorKind::PermissionDenied;
     return err;
   }
   std::stringstream ss;

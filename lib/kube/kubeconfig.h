@@ -65,8 +65,14 @@ struct Kubeconfig {
 // Parses one file's text; `path` names it in errors and anchors relative paths.
 base::Result<Kubeconfig> parse_kubeconfig(std::string_view text, const std::string& path);
 
-// Reads and parses one file.
+// Reads and parses one file. A directory, or a YAML document that is not a
+// kubeconfig (a manifest of another kind, a mapping of other keys), is said
+// to be one (1); a missing file is missing_kubeconfig() (6).
 base::Result<Kubeconfig> load_kubeconfig_file(const std::string& path);
+
+// NotFound (6) for kubeconfig files none of which exists: the same line
+// whether they were named by --kubeconfig or KUBECONFIG.
+base::Error missing_kubeconfig(const std::vector<std::string>& paths);
 
 // Adds what `into` lacks from `later` (the first definition of a name wins).
 void merge_kubeconfig(Kubeconfig& into, const Kubeconfig& later);

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <set>
 
+#include "base/output_path.h"
+
 namespace output {
 
 namespace {
@@ -142,10 +144,21 @@ base::Result<std::string> gzip(const std::string& data) {
   return out;
 }
 
-base::Status refuse_existing(const std::string& path, const std::string& flag) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    return base::make_error(base::ErrorKind::Refused, "exists", path, "choose another " + flag + " or remove it");
+base::Status refuse_existing(const std::string& path, const std::string& flag, bool dir) {
+  // A device, FIFO, socket or link is a usage error before "exists": no
+  // removal makes it a place for a bundle (docs/rules.md#files-the-user-names).
+  using base::PathKind;
+  const std::string hint = "choose another " + flag;
+  auto kind = dir ? base::check_path_kind(path, {PathKind::Absent, PathKind::Directory, PathKind::Regular}, hint)
+                  : base::check_output_file(path, hint);
+  if (!kind) return kind;
+  if (dir) {
+    // The bundle is written as <dir>.part, which is removed when stale.
+    auto part = base::check_path_kind(path + ".part", {PathKind::Absent, PathKind::Directory}, "remove it, or " + hint);
+    if (!part) return part;
+  }
+  if (base::path_kind(path) != base::PathKind::Absent) {
+    return base::make_error(base::ErrorKind::Refused, "exists", path, hint + " or remove it");
   }
   return {};
 }
@@ -156,23 +169,12 @@ base::Status write_tar_gz(const std::string& path, const std::vector<ArchiveFile
   if (!tar) return std::move(tar).error();
   auto gz = gzip(*tar);
   if (!gz) return std::move(gz).error();
-  if (auto free = refuse_existing(path, "-f/--file"); !free) return free;
-  const std::string part = path + ".part";
-  ::unlink(part.c_str());
-  if (auto st = write_file(part, *gz, 0600); !st) {
-    ::unlink(part.c_str());
-    return st;
-  }
-  ::chmod(part.c_str(), 0644);
-  if (::rename(part.c_str(), path.c_str()) != 0) {
-    ::unlink(part.c_str());
-    return base::make_error(base::ErrorKind::Failed, std::string("rename: ") + std::strerror(errno), path);
-  }
-  return {};
+  if (auto free = refuse_existing(path, "-f/--file", false); !free) return free;
+  return base::write_file_atomically(path, *gz, 0644, "choose another -f/--file");
 }
 
 base::Status write_directory(const std::string& dir, const std::vector<ArchiveFile>& files) {
-  if (auto free = refuse_existing(dir, "--dir"); !free) return free;
+  if (auto free = refuse_existing(dir, "--dir", true); !free) return free;
   std::error_code ec;
   const std::string part = dir + ".part";
   std::filesystem::remove_all(part, ec);

@@ -29,8 +29,12 @@ base::Result<std::string> gzip(const std::string& data);
 // `path` (a .tar.gz) holding `files` under `root/`; the file is private
 // (0600) until complete, then 0644.
 // Refused (3) when `path` exists: the bundle never replaces a file or folder;
-// `flag` names the option to change in the hint.
-base::Status refuse_existing(const std::string& path, const std::string& flag);
+// `flag` names the option to change in the hint. A usage error (128) first
+// when what is there is a device, FIFO, socket or symbolic link, or (for a
+// file) a directory, or when the `.part` beside it is anything but what a
+// killed run leaves: a regular file, or a directory for `dir`
+// (docs/rules.md#files-the-user-names).
+base::Status refuse_existing(const std::string& path, const std::string& flag, bool dir);
 
 base::Status write_tar_gz(const std::string& path, const std::vector<ArchiveFile>& files, const std::string& root,
                           std::time_t mtime);

@@ -11,7 +11,8 @@
 #   - kubectl-etcd-report (with view): report writes its bundle; without
 #     `list secrets` it writes nothing (the bundle could not be cleaned);
 #   - kubectl-etcd-defrag-cr (with view): defrag --via-cr creates the
-#     EtcdDefrag and reports the verdict (the test plays the controller);
+#     EtcdDefrag and reports the verdict (the test plays the controller),
+#     and deletes one that nothing picks up;
 #   - kubectl-etcd-restore (alone): restore creates the new EtcdCluster from
 #     a PVC source;
 #   - kubectl-etcd-break-glass (with view): member add --no-promote, promote
@@ -161,6 +162,10 @@ via_cr "defrag-cr: defrag --via-cr" "$defrags" d1 '{"status":{"phase":"Complete"
   env KUBECONFIG="$dfr" "$KUBECTL_ETCD" defrag --via-cr --name d1 -o json --timeout 60s \
   -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
 same "defrag-cr: the EtcdDefrag's cluster" "$(k get "$defrags" d1 -n "$ns" -o jsonpath='{.spec.clusterRef.name}')" etcd
+# Nothing writes a status (no controller here): refused, and the role may delete it again.
+check "defrag-cr: defrag --via-cr that nothing picks up" 3 env KUBECONFIG="$dfr" "$KUBECTL_ETCD" defrag --via-cr \
+  --name d3 --timeout 3s -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct
+grep -q "the EtcdDefrag was deleted" "$tmp/err" || fail "defrag-cr: no deletion said: $(cat "$tmp/err")"
 denied "defrag-cr minus create etcddefrags: defrag --via-cr" create etcddefrags \
   env KUBECONFIG="$dfr_minus" "$KUBECTL_ETCD" defrag --via-cr --name d2 --timeout 10s \
   -n "$ns" -c etcd --operator "$ns/etcd-operator" --connect direct

@@ -207,7 +207,10 @@ void setup_adopt_command(CLI::App& sub, cli::Action& action, cli::Program& progr
 
   sub.footer("Without --apply the plan is printed and nothing changes (exit 0, or 3 when a plan is blocked).\n"
              "With --apply each cluster runs its own resumable pipeline; re-run the same command after any\n"
-             "interruption to finish (exit 0 all adopted, 5 some, 3 all blocked, 1 failed, 130/143 interrupted).");
+             "interruption to finish (exit 0 all adopted, 5 some, 3 all blocked, 1 failed, 130/143 interrupted).\n"
+             "--backup-dir writes <ns>-<cluster>-migration.db and its .uid mark through .part files: a device,\n"
+             "FIFO, socket, directory or symbolic link at one of those paths blocks that cluster before anything\n"
+             "changes; it is never replaced.");
   sub.callback([&action, &program, request, all_namespaces] {
     action = [&program, request, all_namespaces] { return run_adopt(program, *request, *all_namespaces); };
   });

@@ -122,9 +122,8 @@ int run_defrag_via_cr(cli::Program& program, const DefragOpts& o, const admin::D
   r.min_reclaim_given = !o.min_reclaim.empty();
   r.timeout = *timeout;
   cli::Diag& diag = *program.diag;
-  auto rows = admin::defrag_via_cr(*ctx->kube, ctx->session.target, r, [&diag](const std::string& phase) {
-    diag.note("EtcdDefrag phase: " + (phase.empty() ? std::string("(none yet)") : phase));
-  });
+  auto rows = admin::defrag_via_cr(*ctx->kube, ctx->session.target, r,
+                                   [&diag](const std::string& line) { diag.note(line); });
   if (!rows) return fail(program, rows.error());
   return print(program, output::render(admin::defrag_document(*rows), admin::defrag_view(), ctx->format),
                base::aggregate_exit_code(admin::defrag_outcomes(*rows)));
@@ -147,11 +146,16 @@ void setup_defrag(CLI::App& sub, cli::Action& action, cli::Program& program) {
   sub.add_flag("--dry-run", o->dry_run, "Print which members would be defragmented, in order; change nothing");
   sub.add_flag("--via-cr", o->via_cr, "Through an EtcdDefrag the operator runs (the same rule), waiting for its result");
   sub.add_option("--name", o->name, "--via-cr: the EtcdDefrag's name (default <cluster>-defrag-<UTC yyyymmdd-hhmmss>)");
-  sub.add_option("--timeout", o->timeout, "--via-cr: how long to wait for Complete or Failed")->default_str("30m");
+  sub.add_option("--timeout", o->timeout,
+                 "--via-cr: how long to wait for Complete or Failed (no status within 1m, or this when shorter: "
+                 "refused, the EtcdDefrag deleted)")
+      ->default_str("30m");
   sub.footer("Cluster-wide: followers first, the leader last, one at a time while the cluster is healthy;\n"
              "learners are skipped. Rows: NAME ROLE OUTCOME REASON BEFORE AFTER RECLAIMED (-o wide adds ID, ERROR).\n"
-             "--via-cr: an EtcdDefrag instead; refused (3) when the operator does not run, 4 when it did not\n"
-             "finish in time. An operator without an EtcdDefrag controller never writes its status (see the docs).");
+             "--via-cr: an EtcdDefrag instead, with progress on stderr; refused (3) when the operator does not\n"
+             "run, and when nothing writes the EtcdDefrag a status within 1m (or --timeout, when shorter): no\n"
+             "EtcdDefrag controller runs (this operator version has none), so the object is deleted; 4 when it\n"
+             "was picked up but did not finish in time (the object stays).");
   sub.callback([&action, &program, o, &sub] {
     o->free_space_given = sub.count("--free-space-above") > 0;
     o->member_timeout_given = sub.count("--member-timeout") > 0;

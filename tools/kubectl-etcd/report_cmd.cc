@@ -29,7 +29,8 @@ void setup_report(CLI::App& sub, cli::Action& action, cli::Program& program) {
              "health, member list, check and alarms as JSON into etcd-report-<ns>-<cluster>-<time>/.\n"
              "Secrets appear by name and key names only; no Secret value is written (docs/support-bundle.md).\n"
              "Progress on stderr; the path written on stdout. Exit 0 complete, 5 partial (the bundle is written\n"
-             "and its summary.json lists what failed), 6 no such EtcdCluster.");
+             "and its summary.json lists what failed), 6 no such EtcdCluster, 3 the file or directory exists,\n"
+             "128 a device, FIFO, socket or symbolic link is at the path (never written through or replaced).");
   sub.callback([&action, &program, f] {
     action = [&program, f] {
       if (f->common.cluster.empty()) {
@@ -37,7 +38,8 @@ void setup_report(CLI::App& sub, cli::Action& action, cli::Program& program) {
       }
       // A taken name is known before minutes of collecting, not after.
       if (!f->dir.empty() || !f->file.empty()) {
-        auto free = f->dir.empty() ? output::refuse_existing(f->file, "-f/--file") : output::refuse_existing(f->dir, "--dir");
+        auto free = f->dir.empty() ? output::refuse_existing(f->file, "-f/--file", false)
+                                   : output::refuse_existing(f->dir, "--dir", true);
         if (!free) return fail(program, free.error());
       }
       auto k = open_kube(f->common, program);

@@ -31,9 +31,8 @@ int run_via_cr(cli::Program& program, const SaveOpts& o) {
   admin::SnapshotCrRequest r = o.cr;
   r.timeout = *timeout;
   cli::Diag& diag = *program.diag;
-  auto row = admin::snapshot_via_cr(*ctx->kube, ctx->session.target, r, [&diag](const std::string& phase) {
-    diag.note("EtcdSnapshot phase: " + (phase.empty() ? std::string("(none yet)") : phase));
-  });
+  auto row = admin::snapshot_via_cr(*ctx->kube, ctx->session.target, r,
+                                    [&diag](const std::string& line) { diag.note(line); });
   if (!row) return fail(program, row.error());
   return print(program, output::render(*row, admin::snapshot_cr_view(), ctx->format), 0);
 }
@@ -41,8 +40,6 @@ int run_via_cr(cli::Program& program, const SaveOpts& o) {
 int run_save(cli::Program& program, const SaveOpts& o) {
   if (o.via_cr) return run_via_cr(program, o);
   if (o.path.empty()) return fail(program, base::make_error(base::ErrorKind::Usage, "a file path is required"));
-  auto ctx = open(o.common, program);
-  if (!ctx) return fail(program, ctx.error());
   admin::SnapshotSaveRequest r;
   r.path = o.path;
   r.member = !o.member.empty() ? o.member : o.common.pod;
@@ -50,6 +47,10 @@ int run_save(cli::Program& program, const SaveOpts& o) {
   auto stall = base::parse_duration(o.stall_timeout);
   if (!stall) return fail(program, stall.error());
   r.stall_timeout = *stall;
+  // A path that cannot be written is said before any connection.
+  if (auto st = admin::check_snapshot_target(r); !st) return fail(program, st.error());
+  auto ctx = open(o.common, program);
+  if (!ctx) return fail(program, ctx.error());
   cli::Progress progress(program.diag->stream(), cli::Progress::stderr_is_terminal(), o.common.kube.quiet);
   auto rep = admin::snapshot_save(ctx->session, r, [&progress](std::uint64_t done, std::uint64_t total) {
     std::string text = "snapshot: " + output::human_bytes(static_cast<double>(done));
@@ -67,7 +68,7 @@ int run_save(cli::Program& program, const SaveOpts& o) {
 void add_save_flags(CLI::App& sub, SaveOpts& o) {
   add_common_flags(sub, o.common);
   sub.add_option("--member", o.member, "Take it from this member (default: a healthy follower)");
-  sub.add_flag("--overwrite", o.overwrite, "Replace an existing file");
+  sub.add_flag("--overwrite", o.overwrite, "Replace an existing regular file (never a device, FIFO, socket, directory or link)");
   sub.add_option("--stall-timeout", o.stall_timeout, "Give up when no data arrived for this long (no total timeout)")
       ->default_str("30s");
   sub.add_flag("--via-cr", o.via_cr, "Through an EtcdSnapshot the operator runs (needs a destination)");
@@ -80,7 +81,10 @@ void add_save_flags(CLI::App& sub, SaveOpts& o) {
   sub.add_option("--s3-secret", o.cr.s3_secret, "--via-cr: Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
   sub.add_option("--s3-region", o.cr.s3_region, "--via-cr: S3 region");
   sub.add_flag("--s3-force-path-style", o.cr.s3_force_path_style, "--via-cr: path-style S3 URLs");
-  sub.add_option("--timeout", o.timeout, "--via-cr: how long to wait for Complete or Failed")->default_str("30m");
+  sub.add_option("--timeout", o.timeout,
+                 "--via-cr: how long to wait for Complete or Failed (no status within 1m, or this when shorter: "
+                 "refused, the EtcdSnapshot deleted)")
+      ->default_str("30m");
 }
 
 }  // namespace
@@ -97,7 +101,9 @@ void setup_snapshot(CLI::App& sub, cli::Action& action, cli::Program& program) {
   add_save_flags(s, *save);
   s.add_option("path", save->path, "The file to write (none with --via-cr)");
   s.footer("Writes PATH.part (0600), checks the sha256 trailer, fsyncs, renames. Prints PATH SIZE SHA256 MEMBER "
-           "REVISION.");
+           "REVISION.\nPATH must name a regular file or nothing yet: a device, FIFO, socket, directory or symbolic link\n"
+           "there (a link whatever it points at) is refused (128) before anything is read; an existing file\n"
+           "without --overwrite is refused (3).");
   s.callback([&action, &program, save] { action = [&program, save] { return run_save(program, *save); }; });
 
   struct StatusOpts {

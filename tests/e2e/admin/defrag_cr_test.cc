@@ -75,11 +75,33 @@ TEST_CASE("defrag --via-cr creates an EtcdDefrag, waits, and prints its members 
   CHECK(f.rc == 1);
   CHECK(f.err.find("ClusterNotHealthy: a member is down") != std::string::npos);
 
-  // Nobody writes a status (as with this test environment's operator): the
-  // wait times out (4) and the object stays.
-  auto slow = e2e::run(args("slow", {"--timeout", "2s"}));
-  CHECK(slow.rc == 4);
-  CHECK(e2e::kubectl_result({"get", kDefrags, "slow", "-n", c.ns()}).rc == 0);
+  // Nobody writes a status (as with this test environment's operator): by
+  // the pickup time (--timeout here, shorter than the minute) the run says
+  // so, with progress on the way, names what should have acted, deletes the
+  // object and is refused (docs/rules.md#one-shot-request-pickup).
+  const auto started = Clock::now();
+  auto slow = e2e::run(args("slow", {"--timeout", "12s"}));
+  INFO("stderr: " << slow.err);
+  CHECK(slow.rc == 3);
+  CHECK(slow.err.find("note: EtcdDefrag " + c.ns() + "/slow created; waiting for the EtcdDefrag controller of the "
+                      "etcd-operator.cozystack.io/v1alpha2 operator to pick it up") != std::string::npos);
+  CHECK(slow.err.find("note: EtcdDefrag " + c.ns() + "/slow: no status after 10s") != std::string::npos);
+  CHECK(slow.err.find("nothing picked it up within 12s (no status written): the EtcdDefrag controller of the "
+                      "etcd-operator.cozystack.io/v1alpha2 operator is missing or not running; the EtcdDefrag was "
+                      "deleted; run `kubectl etcd defrag` without --via-cr") != std::string::npos);
+  CHECK(seconds_since(started) < 30);
+  CHECK(e2e::kubectl_result({"get", kDefrags, "slow", "-n", c.ns()}).rc != 0);
+
+  // Picked up (a status is written) but not finished in time: 4, the phase
+  // named, and the object stays for the operator.
+  Background late(args("late", {"--timeout", "4s"}), dir);
+  finish_cr(c, kDefrags, "late", R"({"status":{"phase":"Running"}})");
+  auto l = late.collect();
+  INFO("stderr: " << l.err);
+  CHECK(l.rc == 4);
+  CHECK(l.err.find("EtcdDefrag phase: Running") != std::string::npos);
+  CHECK(l.err.find("timed out after 4s waiting (phase Running)") != std::string::npos);
+  CHECK(e2e::kubectl_result({"get", kDefrags, "late", "-n", c.ns()}).rc == 0);
 
   // What the schema would refuse is refused before anything is created.
   CHECK(e2e::run(args("frac", {"--quota-usage-above", "80.5%"})).rc == 128);

@@ -288,10 +288,23 @@ TEST_CASE("snapshot save --via-cr creates an EtcdSnapshot and waits for the oper
   CHECK(f.rc == 1);
   CHECK(f.err.find("JobFailed: backoff limit reached") != std::string::npos);
 
-  // Nobody answers: the wait times out (4) and the CR stays.
+  // Nobody writes a status by the pickup time (--timeout here, shorter
+  // than the minute): refused (3), the controller named, the CR deleted
+  // (docs/rules.md#one-shot-request-pickup).
   auto slow = e2e::run(args("slow", {"--pvc", "backups", "--timeout", "2s"}));
-  CHECK(slow.rc == 4);
-  CHECK(e2e::kubectl_result({"get", "etcdsnapshots.etcd-operator.cozystack.io", "slow", "-n", c.ns()}).rc == 0);
+  INFO("stderr: " << slow.err);
+  CHECK(slow.rc == 3);
+  CHECK(slow.err.find("nothing picked it up within 2s (no status written): the EtcdSnapshot controller of the "
+                      "etcd-operator.cozystack.io/v1alpha2 operator is missing or not running; the EtcdSnapshot was "
+                      "deleted") != std::string::npos);
+  CHECK(e2e::kubectl_result({"get", "etcdsnapshots.etcd-operator.cozystack.io", "slow", "-n", c.ns()}).rc != 0);
+  // Picked up but not finished in time: 4, and the CR stays.
+  Background late(args("late", {"--pvc", "backups", "--timeout", "3s"}), dir);
+  finish_cr(c, "etcdsnapshots.etcd-operator.cozystack.io", "late", R"({"status":{"phase":"Running"}})");
+  auto l = late.collect();
+  CHECK(l.rc == 4);
+  CHECK(l.err.find("EtcdSnapshot phase: Running") != std::string::npos);
+  CHECK(e2e::kubectl_result({"get", "etcdsnapshots.etcd-operator.cozystack.io", "late", "-n", c.ns()}).rc == 0);
 
   // Without a running operator nothing would take it: refused, nothing created.
   c.kubectl({"delete", "lease", "aa20b3a9.etcd-operator.cozystack.io"});

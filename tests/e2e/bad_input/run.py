@@ -20,6 +20,8 @@ import os
 import re
 import shlex
 import shutil
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -112,6 +114,7 @@ class Setup:
         self.badsnap = os.path.join(tmp, "bad.db")
         with open(self.badsnap, "wb") as f:
             f.write(os.urandom(4096) + b"\0" * 32)  # 32 trailer bytes that are not its sha256
+        self.specials = self.make_special_files()
         self.fix = None
         self.legacy = {}
         self.native = None
@@ -157,9 +160,36 @@ class Setup:
         bad = os.path.join(self.tmp, "kubeconfig-badyaml")
         with open(bad, "w") as f:
             f.write("clusters: [unclosed\n  - : :\n")
-        return {"BADYAML": bad, "NOCTX": kc("noctx", server, token401, context="gone-context"),
+        deploy = os.path.join(self.tmp, "kubeconfig-deployment.yaml")
+        with open(deploy, "w") as f:
+            f.write("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n")
+        folder = os.path.join(self.tmp, "kubeconfig-dir")
+        os.mkdir(folder)
+        return {"BADYAML": bad, "DEPLOY": deploy, "DIR": folder,
+                "NOCTX": kc("noctx", server, token401, context="gone-context"),
                 "401": kc("401", server, token401), "403": kc("403", server, token403),
                 "DOWN": kc("down", "https://127.0.0.1:1", token401)}
+
+    def make_special_files(self):
+        """What a program must never write through or replace
+        (docs/rules.md#files-the-user-names): a device node like /dev/null
+        (mknod: the environment runs as root), a FIFO, a bound unix socket, a
+        directory, a symbolic link to the device, a file whose .part is a
+        FIFO, and a folder where a man page's name is a device."""
+        d = os.path.join(self.tmp, "special")
+        os.mkdir(d)
+        path = lambda name: os.path.join(d, name)
+        os.mknod(path("null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        os.mkfifo(path("fifo"))
+        with socket.socket(socket.AF_UNIX) as s:
+            s.bind(path("sock"))
+        os.mkdir(path("dir"))
+        os.symlink(path("null"), path("link-to-null"))
+        os.mkfifo(path("snap.db.part"))
+        os.mkdir(path("man"))
+        os.mknod(path("man/kubectl-etcd-status.1"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return {"DEV": path("null"), "FIFO": path("fifo"), "SOCK": path("sock"), "DIR": path("dir"),
+                "LINK_DEV": path("link-to-null"), "PART_FIFO": path("snap.db"), "MANDIR": path("man")}
 
     def legacy_ns(self, name):
         if name not in self.legacy:
@@ -191,6 +221,7 @@ class Setup:
                  "{BADSNAP}": self.badsnap, "{S3}": ENV["TESTENV_S3_ENDPOINT"], "{GOODSNAP}": self.goodsnap,
                  "{CUTSNAP}": self.cutsnap, "{YAMLFILE}": self.yamlfile, "{BUCKET}": self.bucket}
         subst.update({"{KC_%s}" % k: v for k, v in self.kubeconfigs.items()})
+        subst.update({"{%s}" % k: v for k, v in self.specials.items()})
         for k, v in subst.items():
             text = text.replace(k, v)
         text = re.sub(r"\{LEGACY:(\w+)\}", lambda m: self.legacy_ns(m.group(1)), text)
@@ -202,7 +233,8 @@ class Setup:
         return text
 
     def fingerprint(self, namespaces):
-        """Every object's resourceVersion in the namespaces, and the files of {TMP}."""
+        """Every object's resourceVersion in the namespaces, and the files of
+        {TMP}: each one's type (a device stays a device), device number and size."""
         out = []
         kinds = ("all,configmaps,secrets,serviceaccounts,persistentvolumeclaims,poddisruptionbudgets,roles,"
                  "rolebindings,leases,etcdclusters.etcd.aenix.io,etcdclusters.etcd-operator.cozystack.io,"
@@ -210,10 +242,16 @@ class Setup:
         for ns in namespaces:
             items = json.loads(kubectl("-n", ns, "get", kinds, "-o", "json").stdout)["items"]
             out += sorted(f"{i['kind']}/{i['metadata']['name']}@{i['metadata']['resourceVersion']}" for i in items)
-        for root, _, files in os.walk(self.tmp):
+        for root, dirs, files in os.walk(self.tmp):
             if root.startswith(self.etcd_dir):
                 continue
-            out += sorted(os.path.join(root, f) + "@" + str(os.path.getsize(os.path.join(root, f))) for f in files)
+            for name in sorted(dirs + files):
+                path = os.path.join(root, name)
+                if path == self.etcd_dir:
+                    continue
+                st = os.lstat(path)
+                size = 0 if stat.S_ISDIR(st.st_mode) else st.st_size  # a folder's size is the file system's
+                out.append(f"{path}@{stat.S_IFMT(st.st_mode):o}:{st.st_rdev}:{size}")
         return out
 
     def close(self):
@@ -309,13 +347,19 @@ def main():
                 if kind not in codes:
                     fail(case, f"unknown kind {kind}")
                     continue
-                argv = [PROGRAMS[program]] + [setup.expand(a) for a in shlex.split(args)]
+                words = [setup.expand(a) for a in shlex.split(args)]
+                # Leading NAME=VALUE words set the program's environment, as in a shell.
+                case_env = {}
+                while words and re.match(r"[A-Z_]+=", words[0]):
+                    name, value = words.pop(0).split("=", 1)
+                    case_env[name] = value
+                argv = [PROGRAMS[program]] + words
                 fragment = setup.expand(fragment)
                 touched = [setup.ns] + [a for a in argv if a in setup.namespaces and a != setup.ns]
                 before = setup.fingerprint(touched)
                 started = time.monotonic()
                 r = sh(argv, check=False, env=dict(ENV, NO_COLOR="1", AWS_ACCESS_KEY_ID=ENV["TESTENV_S3_ACCESS_KEY"],
-                                                   AWS_SECRET_ACCESS_KEY=ENV["TESTENV_S3_SECRET_KEY"]))
+                                                   AWS_SECRET_ACCESS_KEY=ENV["TESTENV_S3_SECRET_KEY"], **case_env))
                 took = time.monotonic() - started
                 text = r.stdout if stream == "stdout" else r.stderr
                 errors = [l for l in r.stderr.splitlines() if l.startswith("error:")]

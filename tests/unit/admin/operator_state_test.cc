@@ -14,7 +14,7 @@ json lease(const std::string& holder, const std::string& renew, int duration) {
   return {{"spec", {{"holderIdentity", holder}, {"renewTime", renew}, {"leaseDurationSeconds", duration}}}};
 }
 
-json deployment(int ready, const std::string& watch = "", bool as_arg = false) {
+json deployment(int ready, const std::string& watch = "", bool as_arg = false, int replicas = 1) {
   json c = {{"name", "manager"}};
   if (!watch.empty()) {
     if (as_arg) {
@@ -23,7 +23,7 @@ json deployment(int ready, const std::string& watch = "", bool as_arg = false) {
       c["env"] = json::array({{{"name", "WATCH_NAMESPACE"}, {"value", watch}}});
     }
   }
-  return {{"spec", {{"template", {{"spec", {{"containers", json::array({c})}}}}}}},
+  return {{"spec", {{"replicas", replicas}, {"template", {{"spec", {{"containers", json::array({c})}}}}}}},
           {"status", {{"readyReplicas", ready}}}};
 }
 
@@ -52,4 +52,17 @@ TEST_CASE("an operator watching other namespaces does not manage this one") {
   CHECK(admin::judge_operator(json(), deployment(1, "a,ns"), "ns", now).active);
   CHECK_FALSE(admin::judge_operator(json(), deployment(1, "a", true), "ns", now).active);
   CHECK(admin::judge_operator(json(), deployment(1, "ns", true), "ns", now).active);
+}
+
+TEST_CASE("an operator scaled to 0 is said to be scaled down, before its namespace filter") {
+  auto now = utc(2026, 1, 1, 12, 0, 0);
+  auto down = admin::judge_operator(json(), deployment(0, "", false, 0), "ns", now);
+  CHECK_FALSE(down.active);
+  CHECK(down.reason == "the operator is scaled down (its Deployment has spec.replicas 0)");
+  auto elsewhere = admin::judge_operator(json(), deployment(0, "a,b", false, 0), "ns", now);
+  CHECK_FALSE(elsewhere.active);
+  CHECK(elsewhere.reason == down.reason);
+  // Just scaled down, its Lease still live: the old process may still act.
+  CHECK(admin::judge_operator(lease("op-1", "2026-01-01T11:59:55.000000Z", 15), deployment(0, "", false, 0), "ns", now)
+            .active);
 }

@@ -100,3 +100,35 @@ TEST_CASE("a directory that does not exist is an error naming the file") {
   REQUIRE_FALSE(sink.ok());
   CHECK(sink.error().object.find("/nonexistent-dir-for-test/snap.db.part") != std::string::npos);
 }
+
+TEST_CASE("only a regular file is replaced: a FIFO at the path or at .part is refused and stays") {
+  TempDir d;
+  const std::string fifo = d.path + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto at_path = backup::FileSink::create(fifo);
+  REQUIRE_FALSE(at_path.ok());
+  CHECK(at_path.error().kind == base::ErrorKind::Usage);
+  CHECK(at_path.error().one_line() == "file \"" + fifo + "\": is a FIFO, not a regular file; give another path");
+  CHECK_FALSE(std::filesystem::exists(fifo + ".part"));
+
+  const std::string path = d.path + "/snap.db";
+  REQUIRE(::mkfifo((path + ".part").c_str(), 0600) == 0);
+  auto at_part = backup::FileSink::create(path);
+  REQUIRE_FALSE(at_part.ok());
+  CHECK(at_part.error().kind == base::ErrorKind::Usage);
+  CHECK(std::filesystem::is_fifo(path + ".part"));
+}
+
+TEST_CASE("commit does not replace what appeared at the path meanwhile unless it is a regular file") {
+  TempDir d;
+  const std::string path = d.path + "/snap.db";
+  auto sink = backup::FileSink::create(path);
+  REQUIRE(sink.ok());
+  REQUIRE((*sink)->write("bytes").ok());
+  REQUIRE(::symlink("/dev/null", path.c_str()) == 0);
+  auto done = (*sink)->commit();
+  REQUIRE_FALSE(done.ok());
+  CHECK(done.error().kind == base::ErrorKind::Usage);
+  CHECK(std::filesystem::is_symlink(path));
+  CHECK_FALSE(std::filesystem::exists(path + ".part"));
+}

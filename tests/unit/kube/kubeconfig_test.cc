@@ -195,10 +195,82 @@ TEST_CASE("one-line errors: bad YAML, unknown context, missing user or cluster, 
         "kubeconfig \"" + d.path + "/badb64\": users[\"u\"].user.client-key-data is not valid base64");
 
   auto none = opts();
-  none.kubeconfig_env = d.path + "/a:" + d.path + "/b";
+  none.kubeconfig_env = "";
   auto nothing = kube::load_config(none);
   REQUIRE_FALSE(nothing.ok());
-  CHECK(nothing.error().one_line().find("no kubeconfig found at") == 0);
+  CHECK(nothing.error().one_line().find("no kubeconfig found at /nonexistent-home/.kube/config") == 0);
+}
+
+TEST_CASE("KUBECONFIG naming no file that exists is 6 with --kubeconfig's line; one that exists is enough") {
+  TempDir d;
+  auto flag = opts();
+  flag.kubeconfig = d.path + "/missing";
+  auto by_flag = kube::load_config(flag);
+  REQUIRE_FALSE(by_flag.ok());
+  auto env = opts();
+  env.kubeconfig_env = d.path + "/missing";
+  auto by_env = kube::load_config(env);
+  REQUIRE_FALSE(by_env.ok());
+  CHECK(by_env.error().kind == base::ErrorKind::NotFound);
+  CHECK(by_env.error().one_line() == by_flag.error().one_line());
+
+  env.kubeconfig_env = d.path + "/a:" + d.path + "/b";
+  auto both = kube::load_config(env);
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().kind == base::ErrorKind::NotFound);
+  CHECK(both.error().one_line() == "kubeconfig \"" + d.path + "/a:" + d.path +
+                                       "/b\": cannot read: none of these files exists; give an existing file with "
+                                       "--kubeconfig or KUBECONFIG");
+
+  env.kubeconfig_env = d.path + "/a:" + d.write("one", kOne);
+  CHECK(kube::load_config(env).ok());
+
+  // In a Pod, as kubectl, the in-cluster config stands in for a KUBECONFIG that names nothing.
+  env.kubeconfig_env = d.path + "/a";
+  env.service_host = "10.0.0.1";
+  env.service_port = "443";
+  env.service_account_dir = d.path + "/sa";
+  std::filesystem::create_directories(d.path + "/sa");
+  d.write("sa/token", "t");
+  auto pod = kube::load_config(env);
+  REQUIRE(pod.ok());
+  CHECK(pod->context == "in-cluster");
+}
+
+TEST_CASE("a directory or another YAML document given as kubeconfig is named as such, not as a config without context") {
+  TempDir d;
+  auto o = opts();
+  std::filesystem::create_directories(d.path + "/kube");
+  o.kubeconfig = d.path + "/kube";
+  auto dir = kube::load_config(o);
+  REQUIRE_FALSE(dir.ok());
+  CHECK(dir.error().kind == base::ErrorKind::Failed);
+  CHECK(dir.error().one_line() == "kubeconfig \"" + d.path +
+                                      "/kube\": not a kubeconfig: a directory; give a kubeconfig file (kind: Config), "
+                                      "e.g. ~/.kube/config");
+  d.write("kube/config", kOne);
+  CHECK(kube::load_config(o).error().one_line() ==
+        "kubeconfig \"" + d.path + "/kube\": not a kubeconfig: a directory; give the file itself, e.g. " + d.path +
+            "/kube/config");
+  o.kubeconfig.clear();
+  o.kubeconfig_env = d.path + "/kube";
+  CHECK(kube::load_config(o).error().one_line().find("not a kubeconfig: a directory") != std::string::npos);
+
+  o.kubeconfig_env = "";
+  o.kubeconfig = d.write("deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n");
+  auto deploy = kube::load_config(o);
+  REQUIRE_FALSE(deploy.ok());
+  CHECK(deploy.error().kind == base::ErrorKind::Failed);
+  CHECK(deploy.error().one_line() == "kubeconfig \"" + d.path +
+                                         "/deploy.yaml\": not a kubeconfig: a YAML document of kind Deployment (apps/v1), "
+                                         "not Config; give a kubeconfig file (kind: Config), e.g. ~/.kube/config");
+  o.kubeconfig = d.write("values.yaml", "replicaCount: 3\nimage: {tag: v1}\n");
+  CHECK(kube::load_config(o).error().one_line().find(
+            "not a kubeconfig: a YAML mapping of replicaCount, image, with none of clusters, contexts, users or "
+            "current-context") != std::string::npos);
+  // kind and apiVersion are optional in a kubeconfig; kubectl's own empty one still loads.
+  o.kubeconfig = d.write("empty-config", "apiVersion: v1\nkind: Config\npreferences: {}\nclusters: null\n");
+  CHECK(kube::load_config(o).error().one_line().find("current-context is not set") != std::string::npos);
 }
 
 TEST_CASE("an empty file is an empty config") {

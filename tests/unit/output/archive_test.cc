@@ -88,8 +88,8 @@ TEST_CASE("the .tar.gz extracts with tar; an existing target is refused and left
   REQUIRE_FALSE(again.ok());
   CHECK(again.error().kind == base::ErrorKind::Refused);
   CHECK(again.error().one_line() == path + ": exists; choose another -f/--file or remove it");
-  CHECK_FALSE(output::refuse_existing(path, "-f/--file").ok());
-  CHECK(output::refuse_existing(path + ".new", "-f/--file").ok());
+  CHECK_FALSE(output::refuse_existing(path, "-f/--file", false).ok());
+  CHECK(output::refuse_existing(path + ".new", "-f/--file", false).ok());
 }
 
 TEST_CASE("a directory bundle") {
