@@ -50,7 +50,7 @@ base::Result<BackupDestination> check_backup_destination(kube::Client& client, c
                               "create it first");
     }
     // What stands at the artefact's path is known now, before auth is touched.
-    if (auto path = backup::local_backup_path(request_.backup_dir, p_.ns, p_.name); !path) return std::move(path).error();
+    if (auto path = backup::local_backup_path(request.backup_dir, plan.ns, plan.name); !path) return std::move(path).error();
   }
   if (valid.backup_mode == BackupMode::Job) {
     // Job mode (docs/rules.md#backup-job): the Secret or PVC is there and the image known, before auth.
