@@ -108,7 +108,8 @@ TEST_CASE("check: an operator that does not run is a finding; one that runs is n
   REQUIRE(doc["findings"].size() == 1);
   CHECK(doc["findings"][0]["code"] == "OPERATOR_INACTIVE");
   const std::string message = doc["findings"][0]["message"];
-  CHECK(message.find("no ready operator replica") != std::string::npos);
+  // The fixture's Deployment is at 0 replicas: that is said, not a missing replica.
+  CHECK(message.find("the operator is scaled down (its Deployment has spec.replicas 0)") != std::string::npos);
   // It says where it looked, so a user whose operator runs elsewhere can point it there.
   CHECK(message.find("looked at Deployment " + c.ns() + "/etcd-operator and Lease " + c.ns() +
                      "/aa20b3a9.etcd-operator.cozystack.io") != std::string::npos);
