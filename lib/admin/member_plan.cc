@@ -21,9 +21,6 @@ using json = nlohmann::json;
 
 namespace {
 
-long long integer(const json& j, const json::json_pointer& p, long long dflt = 0) {
-  return j.contains(p) && j.at(p).is_number_integer() ? j.at(p).get<long long>() : dflt;
-}
 bool pending(const json& o) { return !deleting(o) && awaiting_initial_cluster(o); }
 bool has_condition(const json& o, const std::string& type) {
   if (!o.contains("/status/conditions"_json_pointer)) return false;
@@ -32,14 +29,15 @@ bool has_condition(const json& o, const std::string& type) {
   }
   return false;
 }
-const json* pod_of(const LiveState& s, const std::string& m) {
-  for (const auto& p : s.pods) {
-    if (name_of(p) == m) return &p;
+
+}  // namespace
+
+const json* LiveState::pod(const std::string& name) const {
+  for (const auto& p : pods) {
+    if (name_of(p) == name) return &p;
   }
   return nullptr;
 }
-
-}  // namespace
 
 const char* op_name(MemberOp op) {
   switch (op) {
@@ -107,8 +105,8 @@ Facts facts_of(const LiveState& s) {
     else ++f.running;
     if (pending(m)) f.pending_members.push_back(&m);
   }
-  f.spec_replicas = integer(s.cluster, "/spec/replicas"_json_pointer, 3);
-  f.observed = integer(s.cluster, "/status/observed/replicas"_json_pointer);
+  f.spec_replicas = base::int_at(s.cluster, "/spec/replicas", 3);
+  f.observed = base::int_at(s.cluster, "/status/observed/replicas");
   for (const auto& m : s.etcd.members) {
     if (m.is_learner) {
       f.learners.push_back(&m);
@@ -342,7 +340,7 @@ void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, M
   if (base::string_at(*m, "/spec/initialCluster").empty()) {
     p.refusals.push_back("EtcdMember " + p.member + " is pending (no initialCluster)");
   }
-  const json* pod = pod_of(s, p.member);
+  const json* pod = s.pod(p.member);
   if (pod == nullptr || !has_condition(*pod, "Ready")) p.refusals.push_back("the Pod of " + p.member + " is not Ready");
   if (f.healthy_voters < f.voters && !r.force) {
     p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
@@ -375,7 +373,7 @@ void handover_step(const LiveState& s, const MemberRequest& r, MemberPlan& p, co
 // --force-delete-pod: only a Pod whose Node is NotReady
 // or gone; on a Ready Node the kubelet finishes the deletion itself.
 void force_delete_step(const LiveState& s, MemberPlan& p) {
-  const json* pod = pod_of(s, p.member);
+  const json* pod = s.pod(p.member);
   const std::string node = pod != nullptr ? base::string_at(*pod, "/spec/nodeName") : std::string();
   auto it = s.node_ready.find(node);
   if (!node.empty() && it != s.node_ready.end() && it->second) {
@@ -429,7 +427,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
       }
       return;
     }
-    const json* pod = pod_of(s, r.target);
+    const json* pod = s.pod(r.target);
     if (r.force_delete_pod && pod != nullptr && !replace) {
       // The EtcdMember was released but its Pod is stuck Terminating.
       p.kind = TargetKind::Gone;
@@ -567,7 +565,7 @@ void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Memb
       }
     }
   }
-  const json* pod = pod_of(s, p.member);
+  const json* pod = s.pod(p.member);
   const std::string now = pod != nullptr ? base::string_at(*pod, "/metadata/uid") : std::string();
   const std::string cost = "a leader whose Pod is deleted costs an election";
   // An earlier run marked the Pod it replaces before deleting it: only that

@@ -39,6 +39,9 @@ struct LiveState {
   // Ready condition of the Nodes the Pods are bound to (false: NotReady or
   // the Node is gone); read only for --force-delete-pod.
   std::map<std::string, bool> node_ready;
+
+  // The Pod named `name`, or nullptr.
+  const nlohmann::json* pod(const std::string& name) const;
 };
 
 enum class MemberOp { Add, Promote, Remove, Replace, Roll };

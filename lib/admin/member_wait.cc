@@ -14,9 +14,6 @@ using json = nlohmann::json;
 
 namespace {
 
-long long integer(const json& j, const json::json_pointer& p, long long dflt) {
-  return j.contains(p) && j.at(p).is_number_integer() ? j.at(p).get<long long>() : dflt;
-}
 
 // The status of condition `type`, or "" when absent.
 std::string condition(const json& o, const std::string& type, std::string* reason = nullptr) {
@@ -28,12 +25,6 @@ std::string condition(const json& o, const std::string& type, std::string* reaso
   return {};
 }
 
-const json* pod_of(const LiveState& s, const std::string& m) {
-  for (const auto& p : s.pods) {
-    if (name_of(p) == m) return &p;
-  }
-  return nullptr;
-}
 
 WaitVerdict waiting(std::string text) { return WaitVerdict{false, std::move(text), {}, {}, 0}; }
 
@@ -42,8 +33,8 @@ WaitVerdict waiting(std::string text) { return WaitVerdict{false, std::move(text
 WaitVerdict judge_settled(const LiveState& s, long long want, const std::vector<std::string>& before) {
   const std::string n = std::to_string(want);
   if (!s.etcd_error.empty()) return waiting("etcd answers no linearizable MemberList (" + s.etcd_error + ")");
-  const long long spec = integer(s.cluster, "/spec/replicas"_json_pointer, 3);
-  const long long observed = integer(s.cluster, "/status/observed/replicas"_json_pointer, 0);
+  const long long spec = base::int_at(s.cluster, "/spec/replicas", 3);
+  const long long observed = base::int_at(s.cluster, "/status/observed/replicas", 0);
   if (spec != want) return waiting("spec.replicas is " + std::to_string(spec) + ", not " + n + ": someone else changed it");
   if (observed != want) return waiting("the operator has not adopted spec.replicas " + n + " yet (observed " + std::to_string(observed) + ")");
 
@@ -79,7 +70,7 @@ WaitVerdict judge_settled(const LiveState& s, long long want, const std::vector<
       return w;
     }
     if (!m->value("/status/isVoter"_json_pointer, false)) return waiting("EtcdMember " + name + " is not marked a voter yet");
-    const json* pod = pod_of(s, name);
+    const json* pod = s.pod(name);
     if (pod == nullptr || op::label(*pod, op::kLabelRole) != op::kRoleVoter) {
       return waiting("the Pod of " + name + " does not carry the voter label yet");
     }
@@ -91,7 +82,7 @@ WaitVerdict judge_settled(const LiveState& s, long long want, const std::vector<
   if (static_cast<long long>(s.etcd.members.size()) != want) {
     return waiting("etcd lists " + std::to_string(s.etcd.members.size()) + " members, not " + n);
   }
-  const long long ready = integer(s.cluster, "/status/readyMembers"_json_pointer, -1);
+  const long long ready = base::int_at(s.cluster, "/status/readyMembers", -1);
   std::string reason;
   const std::string progressing = condition(s.cluster, "Progressing", &reason);
   if (ready != want || progressing != "False") {

@@ -23,12 +23,6 @@ bool condition(const json& o, const std::string& type, const std::string& status
   }
   return false;
 }
-const json* pod_of(const LiveState& s, const std::string& m) {
-  for (const auto& p : s.pods) {
-    if (name_of(p) == m) return &p;
-  }
-  return nullptr;
-}
 // The EtcdMember an etcd member stands for: by stored ID, else by name or URL.
 const json* owner_of(const LiveState& s, const etcd::Member& e) {
   for (const auto& m : s.members) {
@@ -69,7 +63,7 @@ void orphan_learners(const LiveState& s, UnwedgePlan& p) {
     std::string why;
     if (m == nullptr) {
       why = "no EtcdMember matches its URL";
-    } else if (!deleting(*m) && !awaiting_initial_cluster(*m) && pod_of(s, name_of(*m)) == nullptr) {
+    } else if (!deleting(*m) && !awaiting_initial_cluster(*m) && s.pod(name_of(*m)) == nullptr) {
       why = "its EtcdMember " + name_of(*m) + " is not pending and has no Pod";
     } else {
       continue;
@@ -113,7 +107,7 @@ void dead_members(const LiveState& s, UnwedgePlan& p) {
   const bool change_waits = !spec_matches_observed(s.cluster) || observed != json(running);
   for (const auto& m : s.members) {
     if (deleting(m) || dormant(m) || awaiting_initial_cluster(m)) continue;
-    const json* pod = pod_of(s, name_of(m));
+    const json* pod = s.pod(name_of(m));
     if (pod == nullptr) continue;
     const std::string name = name_of(m);
     const std::uint64_t id = stored_id(m);

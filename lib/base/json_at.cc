@@ -19,4 +19,9 @@ bool bool_at(const nlohmann::json& j, const char* pointer) {
   return v != nullptr && v->is_boolean() && v->get<bool>();
 }
 
+long long int_at(const nlohmann::json& j, const char* pointer, long long absent) {
+  const auto* v = find_at(j, pointer);
+  return v != nullptr && v->is_number_integer() ? v->get<long long>() : absent;
+}
+
 }  // namespace base

@@ -14,5 +14,7 @@ std::string string_at(const nlohmann::json& j, const char* pointer);
 const nlohmann::json* find_at(const nlohmann::json& j, const char* pointer);
 // The boolean at a pointer; false when absent or not a boolean.
 bool bool_at(const nlohmann::json& j, const char* pointer);
+// The integer at a pointer; `absent` when absent or not an integer.
+long long int_at(const nlohmann::json& j, const char* pointer, long long absent = 0);
 
 }  // namespace base

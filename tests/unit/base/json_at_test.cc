@@ -25,3 +25,12 @@ TEST_CASE("bool_at: true only for a JSON true") {
   CHECK_FALSE(base::bool_at(m, "/status/ready"));
   CHECK_FALSE(base::bool_at(m, "/status/absent"));
 }
+
+TEST_CASE("int_at: an integer, else the value for absent") {
+  const auto c = nlohmann::json::parse(R"({"spec":{"replicas":5,"name":"x","size":1.5},"status":{"observed":null}})");
+  CHECK(base::int_at(c, "/spec/replicas") == 5);
+  CHECK(base::int_at(c, "/spec/name", 3) == 3);  // a string is not an integer
+  CHECK(base::int_at(c, "/spec/size", -1) == -1);
+  CHECK(base::int_at(c, "/status/observed/replicas") == 0);
+  CHECK(base::int_at(c, "/status/observed", 7) == 7);
+}
