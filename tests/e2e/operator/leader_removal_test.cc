@@ -124,7 +124,10 @@ TEST_CASE("operator-mediated remove of the leader hands leadership over first: n
   CHECK(writer.failed() <= 1);
   // Every election the members that stay started was the handover's
   // (MsgTimeoutNow); one of their own follows a leader that vanished.
-  for (const auto& [m, offset] : offsets) {
+  for (const auto& entry : offsets) {
+    // No structured binding: clang refuses one captured by INFO's lambda.
+    const std::string& m = entry.first;
+    const std::size_t offset = entry.second;
     const std::string log = read_from(c.etcd_log_path(m), offset);
     MESSAGE(m << ": " << occurrences(log, "is starting a new election") << " election(s), "
               << occurrences(log, "received MsgTimeoutNow") << " on a handover, "
