@@ -85,8 +85,12 @@ std::vector<std::string> operator_errors(const Operator& op, const std::string& 
     if (line.find("the object has been modified") != std::string::npos) continue;
     if (line.find("etcdserver: unhealthy cluster") != std::string::npos) continue;
     // Its informer cache lags its own creates: a second pass creates the Pod
-    // it made a moment ago again and fails; it does so at bootstrap too.
-    if (line.find("already exists") != std::string::npos && line.find("pods \\\"") != std::string::npos) continue;
+    // (or the PVC) it made a moment ago again and fails; it does so at
+    // bootstrap too.
+    if (line.find("already exists") != std::string::npos &&
+        (line.find("pods \\\"") != std::string::npos || line.find("persistentvolumeclaims \\\"") != std::string::npos)) {
+      continue;
+    }
     // A stale cached copy of a member it has just released runs the
     // finalizer once more ("member not found", or a dial that times out);
     // the object is gone by then (its cluster controller already scales on).
