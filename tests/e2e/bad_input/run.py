@@ -291,12 +291,18 @@ def dry_run_pairs():
 
 def run_case(setup, case, program, args):
     """Runs one command line; fails `case` on a crash, a secret or a change. Returns the result."""
-    argv = [PROGRAMS[program]] + [setup.expand(a) for a in shlex.split(args)]
+    words = [setup.expand(a) for a in shlex.split(args)]
+    # Leading NAME=VALUE words set the program's environment, as in a shell.
+    case_env = {}
+    while words and re.match(r"[A-Z_]+=", words[0]):
+        name, value = words.pop(0).split("=", 1)
+        case_env[name] = value
+    argv = [PROGRAMS[program]] + words
     touched = [setup.ns] + [a for a in argv if a in setup.namespaces and a != setup.ns]
     before = setup.fingerprint(touched)
     started = time.monotonic()
     r = sh(argv, check=False, env=dict(ENV, NO_COLOR="1", AWS_ACCESS_KEY_ID=ENV["TESTENV_S3_ACCESS_KEY"],
-                                       AWS_SECRET_ACCESS_KEY=ENV["TESTENV_S3_SECRET_KEY"]))
+                                       AWS_SECRET_ACCESS_KEY=ENV["TESTENV_S3_SECRET_KEY"], **case_env))
     took = time.monotonic() - started
     errors = [l for l in r.stderr.splitlines() if l.startswith("error:")]
     print(f"{case}: exit {r.returncode} in {took:.1f}s: {errors[0] if errors else '(no error line)'}", flush=True)
@@ -347,24 +353,10 @@ def main():
                 if kind not in codes:
                     fail(case, f"unknown kind {kind}")
                     continue
-                words = [setup.expand(a) for a in shlex.split(args)]
-                # Leading NAME=VALUE words set the program's environment, as in a shell.
-                case_env = {}
-                while words and re.match(r"[A-Z_]+=", words[0]):
-                    name, value = words.pop(0).split("=", 1)
-                    case_env[name] = value
-                argv = [PROGRAMS[program]] + words
                 fragment = setup.expand(fragment)
-                touched = [setup.ns] + [a for a in argv if a in setup.namespaces and a != setup.ns]
-                before = setup.fingerprint(touched)
-                started = time.monotonic()
-                r = sh(argv, check=False, env=dict(ENV, NO_COLOR="1", AWS_ACCESS_KEY_ID=ENV["TESTENV_S3_ACCESS_KEY"],
-                                                   AWS_SECRET_ACCESS_KEY=ENV["TESTENV_S3_SECRET_KEY"], **case_env))
-                took = time.monotonic() - started
+                r = run_case(setup, case, program, args)
+                errors = r.errors
                 text = r.stdout if stream == "stdout" else r.stderr
-                errors = [l for l in r.stderr.splitlines() if l.startswith("error:")]
-                print(f"{case}: exit {r.returncode} in {took:.1f}s: {errors[0] if errors else '(no error line)'}",
-                      flush=True)
                 if r.returncode != codes[kind]:
                     fail(case, f"exit {r.returncode}, want {codes[kind]} ({kind}); stderr: {r.stderr.strip()}")
                 if fragment not in text:
@@ -373,14 +365,6 @@ def main():
                     fail(case, f"{len(errors)} error lines: {errors}")
                 if stream == "stderr" and not errors:
                     fail(case, "no `error:` line on stderr")
-                for bad in ("terminate called", "Aborted", "what():", "Traceback", "panic:", "Segmentation"):
-                    if bad in r.stderr:
-                        fail(case, f"a crash on stderr: {bad}")
-                for secret in setup.secrets:
-                    if secret and (secret in r.stdout or secret in r.stderr):
-                        fail(case, "a secret of the environment was printed")
-                if setup.fingerprint(touched) != before:
-                    fail(case, "it changed objects or files")
             pairs = check_dry_run_pairs(setup, codes)
         finally:
             setup.close()
