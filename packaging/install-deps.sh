@@ -16,6 +16,9 @@ packages=(
   etcd-server etcd-client openssl curl python3 util-linux procps iproute2 git ca-certificates
   # benchmarks
   hyperfine time
+  # tests: the real node (tests/testenv/node): container runtime, CNI plugins,
+  # and busybox for the images it builds locally
+  containerd runc containernetworking-plugins busybox-static iptables nftables conntrack
   # tests: YAML pod templates of the legacy fixture
   python3-yaml
   # tests: the sanitizer build and the fuzz targets (libFuzzer: docs/fuzzing.md)

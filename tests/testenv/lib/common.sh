@@ -8,6 +8,12 @@ VERSITYGW_VERSION=1.8.0
 # The v1alpha2 operator and the Go reference tools, from the source snapshot
 # beside the repository (the commit its CRDs come from).
 OPERATOR_COMMIT=a371f0c
+# The legacy operator (etcd.aenix.io/v1alpha1): its last release and a later
+# main whose client Service adds a metrics port.
+LEGACY_COMMITS=(v0.4.2 6537618)
+COREDNS_VERSION=1.14.7
+PROCESS_MODULES=(kube etcd35 etcd36 s3 nodeagent operator)
+NODE_MODULES=(kubenode coredns chartrender legacy042 legacy6537618)
 BUILD_RECIPE=1
 TESTENV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TESTENV_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/etcd-operator-cli/testenv"
@@ -26,6 +32,31 @@ module_version() {
     s3) echo "v$VERSITYGW_VERSION" ;;
     nodeagent) echo "v$KUBE_VERSION" ;;
     operator) echo "$OPERATOR_COMMIT" ;;
+    kubenode) echo "v$KUBE_VERSION" ;;
+    coredns) echo "v$COREDNS_VERSION" ;;
+    chartrender) echo "v1" ;;
+    legacy042) echo "v0.4.2" ;;
+    legacy6537618) echo "6537618" ;;
+    esac
+}
+
+# module_src MOD: the directory under go/ a module builds from (kubenode
+# shares the kube module: one go.mod, one dependency set).
+module_src() {
+    case "$1" in
+    kubenode) echo kube ;;
+    *) echo "$1" ;;
+    esac
+}
+
+# module_tarball MOD: the upstream snapshot a module builds from, if any.
+module_tarball() {
+    local d=${TESTENV_UPSTREAM:-$TESTENV_ROOT/../../../shared/upstream}
+    case "$1" in
+    operator) echo "$d/cozystack-etcd-operator-$OPERATOR_COMMIT.tar.gz" ;;
+    legacy042) echo "$d/aenix-etcd-operator-v0.4.2.tar.gz" ;;
+    legacy6537618) echo "$d/aenix-etcd-operator-6537618.tar.gz" ;;
+    *) return 1 ;;
     esac
 }
 
@@ -38,10 +69,10 @@ operator_tarball() {
 
 # module_key MOD: cache key = module, version, hash of go.mod, go.sum and sources.
 module_key() {
-    local src="$TESTENV_ROOT/go/$1" h
-    if [[ $1 == operator ]]; then
+    local src="$TESTENV_ROOT/go/$(module_src "$1")" h tarball
+    if tarball=$(module_tarball "$1"); then
         # Its sources are the tarball: the key covers its bytes.
-        h=$(sha256sum <"$(operator_tarball)" | cut -c1-16)
+        h=$(sha256sum <"$tarball" | cut -c1-16)
     else
         h=$(cd "$src" && find . -name '*.go' -o -name go.mod -o -name go.sum | LC_ALL=C sort |
             xargs sha256sum | sha256sum | cut -c1-16)
