@@ -2,12 +2,10 @@
 legacy operator makes the clusters, the kubelet runs their Pods, the
 v1alpha2 operator runs as a Deployment. Each helper drives what a user
 drives: kubectl, the programs, the operators' own manifests."""
-import base64
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 ENV = {}
@@ -118,67 +116,13 @@ class Namespace:
         kubectl("delete", "namespace", self.name, "--wait=false")
 
 
-def pki(workdir, cluster, ns):
-    """A CA and server, peer and client (CN=root) certificates for a legacy
-    cluster's members, as Secrets of the shape the legacy operator takes."""
-    def ssl(*args):
-        run(["openssl", *args])
-    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "365", "-subj", f"/CN={cluster}-ca",
-        "-keyout", f"{workdir}/ca.key", "-out", f"{workdir}/ca.crt")
-    sans = ",".join([f"DNS:*.{cluster}-headless.{ns}.svc", f"DNS:*.{cluster}-headless.{ns}.svc.cluster.local",
-                     f"DNS:*.{cluster}.{ns}.svc", f"DNS:{cluster}.{ns}.svc",
-                     f"DNS:{cluster}.{ns}.svc.cluster.local", f"DNS:{cluster}-client.{ns}.svc",
-                     "DNS:localhost", "IP:127.0.0.1"])
-    for name, cn, eku, san in (("server", "etcd-server", "serverAuth,clientAuth", sans),
-                               ("peer", "etcd-peer", "serverAuth,clientAuth", sans),
-                               ("client", "root", "clientAuth", None)):
-        with open(f"{workdir}/{name}.ext", "w") as f:
-            f.write(f"basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
-                    f"extendedKeyUsage={eku}\n" + (f"subjectAltName={san}\n" if san else ""))
-        ssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={cn}", "-keyout", f"{workdir}/{name}.key",
-            "-out", f"{workdir}/{name}.csr")
-        ssl("x509", "-req", "-in", f"{workdir}/{name}.csr", "-CA", f"{workdir}/ca.crt", "-CAkey",
-            f"{workdir}/ca.key", "-CAcreateserial", "-days", "365", "-extfile", f"{workdir}/{name}.ext",
-            "-out", f"{workdir}/{name}.crt")
-
-    def b64(name):
-        return base64.b64encode(open(f"{workdir}/{name}", "rb").read()).decode()
-
-    secrets = []
-    for sname, crt, key in ((f"{cluster}-ca-tls", "ca.crt", "ca.key"), (f"{cluster}-server-tls", "server.crt", "server.key"),
-                            (f"{cluster}-peer-tls", "peer.crt", "peer.key"), (f"{cluster}-client-tls", "client.crt", "client.key")):
-        secrets.append({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
-                        "metadata": {"name": sname, "namespace": ns},
-                        "data": {"tls.crt": b64(crt), "tls.key": b64(key), "ca.crt": b64("ca.crt")}})
-    return secrets
-
-
 def legacy_cluster(ns, name, replicas=3, version="3.5.21", tls=False, auth=False, storage="1Gi"):
-    """A legacy EtcdCluster made by the real legacy operator; returns once its
-    StatefulSet is ready and the operator reports the cluster Ready."""
-    objs = []
-    spec = {"replicas": replicas,
-            "podTemplate": {"spec": {"containers": [{"name": "etcd", "image": f"quay.io/coreos/etcd:v{version}"}]}},
-            "storage": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
-                                                          "resources": {"requests": {"storage": storage}}}}}}
-    if tls:
-        with tempfile.TemporaryDirectory() as d:
-            objs += pki(d, name, ns)
-        spec["security"] = {"enableAuth": auth, "tls": {
-            "peerTrustedCASecret": f"{name}-ca-tls", "peerSecret": f"{name}-peer-tls",
-            "serverTrustedCASecret": f"{name}-ca-tls", "serverSecret": f"{name}-server-tls",
-            "clientTrustedCASecret": f"{name}-ca-tls", "clientSecret": f"{name}-client-tls"}}
-    objs.append({"apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdCluster",
-                 "metadata": {"name": name, "namespace": ns}, "spec": spec})
-    kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
-
-    def ready():
-        c = get_json("-n", ns, "etcdclusters.etcd.aenix.io", name)
-        conds = {x["type"]: x for x in (c.get("status") or {}).get("conditions") or []}
-        sts = get_json("-n", ns, "statefulsets")["items"]
-        return (conds.get("Ready", {}).get("status") == "True" and sts
-                and sts[0].get("status", {}).get("readyReplicas") == replicas)
-    wait_until(f"legacy EtcdCluster {ns}/{name} Ready with {replicas} ready Pods", ready, timeout=240)
+    """A legacy EtcdCluster made by the real legacy operator, Ready."""
+    args = [tools("legacy-cluster"), "--name", name, "--namespace", ns, "--replicas", str(replicas),
+            "--version", version, "--storage", storage]
+    args += ["--tls"] if tls else []
+    args += ["--auth"] if auth else []
+    run(args)
 
 
 def container_state(ns):
