@@ -51,10 +51,18 @@ def kubectl(*args, data=None, check=True):
     return p
 
 
+# --render-only: the objects the fixture would create, defaulted by the
+# apiserver (a server-side dry run), are collected here instead of created,
+# with the statuses it would write; tests compare them with what the real
+# legacy operator makes (tests/e2e/node/fixture_test.py).
+RENDERED = None
+
+
 def create(objs):
     """Creates objects (kubectl create, so no last-applied annotation);
     returns the stored objects."""
-    out = kubectl("create", "-o", "json", "-f", "-",
+    dry = ["--dry-run=server"] if RENDERED is not None else []
+    out = kubectl("create", *dry, "-o", "json", "-f", "-",
                   data={"apiVersion": "v1", "kind": "List", "items": objs}).stdout
     # kubectl prints one JSON document per created object.
     dec, items, i = json.JSONDecoder(), [], 0
@@ -64,6 +72,8 @@ def create(objs):
             continue
         doc, i = dec.raw_decode(out, i)
         items.extend(doc["items"] if doc.get("kind") == "List" else [doc])
+    if RENDERED is not None:
+        RENDERED.extend(items)
     return items
 
 
@@ -99,6 +109,12 @@ def ensure(obj):
 
 
 def patch_status(kind, name, ns, status):
+    if RENDERED is not None:
+        singular = kind.split(".")[0].rstrip("s").lower()
+        for o in RENDERED:
+            if o["kind"].lower() == singular and o["metadata"]["name"] == name:
+                o.setdefault("status", {}).update(status)
+        return
     kubectl("patch", kind, name, "-n", ns, "--subresource=status", "--type=merge",
             "-p", json.dumps({"status": status}))
 
@@ -263,10 +279,11 @@ class Fixture:
     def client_service_spec(self, labels):
         # The legacy operator's client Service with serviceTemplate.spec
         # strategic-merged onto it (ports by port number).
-        spec = {"type": "ClusterIP",
-                "ports": [{"name": "client", "port": 2379, "targetPort": 2379, "protocol": "TCP"},
-                          {"name": "metrics", "port": 2381, "targetPort": 2381, "protocol": "TCP"}],
-                "selector": dict(labels)}
+        ports = [{"name": "client", "port": 2379, "targetPort": 2379, "protocol": "TCP"}]
+        if self.a.legacy_commit != "v0.4.2":
+            # Added after v0.4.2 (commit 6537618 and later).
+            ports.append({"name": "metrics", "port": 2381, "targetPort": 2381, "protocol": "TCP"})
+        spec = {"type": "ClusterIP", "ports": ports, "selector": dict(labels)}
         extra = self.client_service_spec_extra()
         ports = extra.pop("ports", [])
         spec.update(extra)
@@ -458,19 +475,34 @@ class Fixture:
                 tls(f"{self.c}-peer-tls", "peer.crt", "peer.key"),
                 tls(f"{self.c}-client-tls", "client.crt", "client.key")]
 
+    def render_cluster(self):
+        """--render-only: what start_etcd learns, without starting etcd."""
+        pki = os.path.join(self.dir, "pki")
+        os.makedirs(pki, exist_ok=True)
+        for n in ("ca", "server", "peer", "client"):
+            for ext in ("crt", "key"):
+                with open(os.path.join(pki, f"{n}.{ext}"), "w") as f:
+                    f.write("rendered only\n")
+        self.cluster = {"pki": {f"{n}.{e}": os.path.join(pki, f"{n}.{e}")
+                                for n in ("ca", "server", "peer", "client") for e in ("crt", "key")}}
+        self.ips = {m: f"127.255.0.{i + 1}" for i, m in enumerate(self.members)}
+
     def run(self):
         t0 = time.time()
         os.makedirs(self.dir, exist_ok=True)
-        if os.path.exists(os.path.join(self.dir, "fixture.json")):
-            raise SystemExit(f"legacy-fixture: {self.dir} already holds a fixture")
-        self.start_etcd()
-        self.save()
-        with refs_lock():
-            try:
-                self.operator()
-                self.namespace()
-            finally:
-                self.save()
+        if RENDERED is not None:
+            self.render_cluster()
+        else:
+            if os.path.exists(os.path.join(self.dir, "fixture.json")):
+                raise SystemExit(f"legacy-fixture: {self.dir} already holds a fixture")
+            self.start_etcd()
+            self.save()
+            with refs_lock():
+                try:
+                    self.operator()
+                    self.namespace()
+                finally:
+                    self.save()
         # Pods need the namespace's default ServiceAccount (serviceaccount controller).
         for _ in range(300):
             if get("serviceaccount", "default", self.ns):
@@ -540,6 +572,15 @@ class Fixture:
         objs.append(sts)
         got = create(objs)
         sts = got[-1]
+        if self.a.pdb:
+            # What the disruption controller writes for n healthy members.
+            need = self.n // 2 + 1
+            patch_status("poddisruptionbudget", self.c, self.ns, {
+                "observedGeneration": 1, "currentHealthy": self.n, "desiredHealthy": need,
+                "disruptionsAllowed": self.n - need, "expectedPods": self.n,
+                "conditions": [{"type": "DisruptionAllowed", "status": "True" if self.n > need else "False",
+                                "reason": "SufficientPods" if self.n > need else "InsufficientPods",
+                                "message": "", "observedGeneration": 1, "lastTransitionTime": now()}]})
         if self.a.client_service_ingress:
             # What a cloud's load-balancer controller writes once it has an address.
             patch_status("service", self.cs, self.ns, {"loadBalancer": {"ingress": [
@@ -560,7 +601,10 @@ class Fixture:
                               "labels": {**tmpl["metadata"]["labels"],
                                          "controller.kubernetes.io/hash": rev_hash}},
                  "revision": 1,
-                 "data": {"spec": {"template": {**copy.deepcopy(tmpl), "$patch": "replace"}}}}]
+                 # The StatefulSet controller records the template as stored,
+                 # with the apiserver's defaults.
+                 "data": {"spec": {"template": {**copy.deepcopy(sts["spec"]["template"]),
+                                                "$patch": "replace"}}}}]
         for i, m in enumerate(self.members):
             if vct:
                 objs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
@@ -576,7 +620,7 @@ class Fixture:
             for v in spec.get("volumes", []):
                 if v["name"] == self.claim and "persistentVolumeClaim" in v:
                     v["persistentVolumeClaim"]["claimName"] = f"{self.claim}-{m}"
-            md = {"name": m, "namespace": self.ns, "ownerReferences": [sown],
+            md = {"name": m, "generateName": f"{self.c}-", "namespace": self.ns, "ownerReferences": [sown],
                   "labels": {**tmpl["metadata"]["labels"], "controller-revision-hash": rev,
                              "statefulset.kubernetes.io/pod-name": m,
                              "apps.kubernetes.io/pod-index": str(i)}}
@@ -609,6 +653,12 @@ class Fixture:
                     "hostIP": "127.0.0.1", "hostIPs": [{"ip": "127.0.0.1"}],
                     "podIP": ip, "podIPs": [{"ip": ip}], "startTime": ts,
                     "containerStatuses": statuses})
+
+        if RENDERED is not None:
+            with open(self.a.render_only, "w") as f:
+                json.dump(RENDERED, f, indent=1)
+            log(f"fixture {self.ns}/{self.c} rendered to {self.a.render_only} ({len(RENDERED)} objects)")
+            return
 
         # 15: the legacy webhooks, after the CR, failing closed.
         if not self.a.skip_webhooks:
@@ -841,6 +891,12 @@ def main():
     up.add_argument("--node", default="testenv-node",
                     help="spec.nodeName of the pods: the Node whose agent port-forwards to them")
     up.add_argument("--dir")
+    up.add_argument("--legacy-commit", choices=["v0.4.2", "6537618"], default="6537618",
+                    help="the legacy operator whose layout to lay out: v0.4.2's client Service has "
+                         "no metrics port")
+    up.add_argument("--render-only", metavar="FILE",
+                    help="write the objects it would create (server-side dry run, with their "
+                         "statuses) to FILE as JSON; nothing is created or started")
     dn = sub.add_parser("down")
     dn.add_argument("--name")
     dn.add_argument("--namespace")
@@ -849,6 +905,11 @@ def main():
     if a.cmd == "up":
         if a.auth and not a.tls:
             p.error("--auth needs --tls (the legacy webhook requires clientSecret and serverSecret)")
+        if a.render_only:
+            global RENDERED
+            RENDERED = []
+            Fixture(a).run()
+            return
         Fixture(a).run()
         d = a.dir or os.path.join(os.environ["TESTENV_DIR"], "fixtures", f"{a.namespace}.{a.name}")
         with open(os.path.join(d, "fixture.env")) as f:
