@@ -116,13 +116,15 @@ class Namespace:
         kubectl("delete", "namespace", self.name, "--wait=false")
 
 
-def legacy_cluster(ns, name, replicas=3, version="3.5.21", tls=False, auth=False, storage="1Gi", pdb=False):
+def legacy_cluster(ns, name, replicas=3, version="3.5.21", tls=False, auth=False, storage="1Gi", pdb=False,
+                   empty_dir=False):
     """A legacy EtcdCluster made by the real legacy operator, Ready."""
     args = [tools("legacy-cluster"), "--name", name, "--namespace", ns, "--replicas", str(replicas),
             "--version", version, "--storage", storage]
     args += ["--tls"] if tls else []
     args += ["--auth"] if auth else []
     args += ["--pdb"] if pdb else []
+    args += ["--empty-dir"] if empty_dir else []
     run(args)
 
 

@@ -7,7 +7,7 @@ operator takes (made by openssl here, test-only). Waits until the operator
 reports the cluster Ready and its StatefulSet has every replica ready.
 
 usage: legacy_cluster.py --kubectl K --name C --namespace NS [--replicas N]
-                         [--version 3.5.21] [--tls] [--auth] [--storage 1Gi] [--pdb]
+                         [--version 3.5.21] [--tls] [--auth] [--storage 1Gi] [--pdb] [--empty-dir]
 """
 import argparse
 import base64
@@ -72,6 +72,7 @@ def main():
     p.add_argument("--tls", action="store_true")
     p.add_argument("--auth", action="store_true")
     p.add_argument("--storage", default="1Gi")
+    p.add_argument("--empty-dir", action="store_true", help="spec.storage.emptyDir: {} instead of a claim template")
     p.add_argument("--pdb", action="store_true", help="spec.podDisruptionBudgetTemplate: {} (a PDB of the quorum)")
     p.add_argument("--timeout", type=int, default=240)
     a = p.parse_args()
@@ -84,6 +85,8 @@ def main():
                                                           "resources": {"requests": {"storage": a.storage}}}}}}
     if a.pdb:
         spec["podDisruptionBudgetTemplate"] = {}
+    if a.empty_dir:
+        spec["storage"] = {"emptyDir": {}}
     objs = []
     if a.tls:
         with tempfile.TemporaryDirectory() as d:
