@@ -252,11 +252,11 @@ class Runner {
       if (!pvc) return std::move(pvc).error();
       if (pvc->is_null()) {
         auto r = kube_.create(kube::resources::persistentvolumeclaims, ns_, render_pvc(*m));
-        if (!r && r.error().reason != "AlreadyExists") return std::move(r).error();
+        if (!r && !kube::is_already_exists(r.error())) return std::move(r).error();
       }
     }
     auto r = kube_.create(kube::resources::pods, ns_, render_pod(*cl, *m, repo, env_.rendered_by));
-    if (!r && r.error().reason != "AlreadyExists") return std::move(r).error();
+    if (!r && !kube::is_already_exists(r.error())) return std::move(r).error();
     return Answer::did("image " + repo);
   }
 
