@@ -29,6 +29,7 @@
 #include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
+#include "operator/scale_target.h"
 
 namespace admin {
 
@@ -47,7 +48,7 @@ std::string budget(std::chrono::milliseconds t) {
 
 // The Ready condition of a Pod or a Node.
 // The items of cluster c's objects of kind r: a LIST by the cluster label.
-base::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, const std::string& ns,
+base::Result<json> cluster_items(KubeCalls& kube, const kube::Resource& r, const std::string& ns,
                                 const std::string& c) {
   kube::ListOptions lo;
   lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
@@ -58,8 +59,9 @@ base::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, co
 
 class Runner {
  public:
-  Runner(MemberEnv& env, const MemberPlan& plan, const MemberRequest& req, const ExecOptions& o)
-      : env_(env), kube_(*env.kube), plan_(plan), req_(req), o_(o) {
+  Runner(MemberEnv& env, KubeCalls& kube, EtcdCalls& etcd, const MemberPlan& plan, const MemberRequest& req,
+         const ExecOptions& o)
+      : env_(env), kube_(kube), etcd_(etcd), plan_(plan), req_(req), o_(o) {
     ns_ = env.session->target.ns;
     c_ = env.session->target.cluster;
     member_ = plan.op == MemberOp::Replace ? plan.added : plan.member;
@@ -108,12 +110,12 @@ class Runner {
     if (!o && kube::is_not_found(o.error())) return json();
     return o;
   }
-  base::Result<etcd::MemberList> members_now() { return env_.session->etcd->member_list(true); }
+  base::Result<etcd::MemberList> members_now() { return etcd_.member_list(); }
 
   // --- steps ---------------------------------------------------------------------
   base::Result<Answer> do_step(MemberStep s) {
     switch (s) {
-      case MemberStep::Scale: return scale(+1);
+      case MemberStep::Scale: return scale();
       case MemberStep::Grow: return grow();
       case MemberStep::CreateMember: return create_member();
       case MemberStep::Register: return register_learner();
@@ -146,14 +148,24 @@ class Runner {
   // The member the add part works on (created, or resumed).
   const std::string& adding() const { return added_.empty() ? member_ : added_; }
 
-  base::Result<Answer> scale(int delta) {
+  // The count the plan asked for, absolute: run again (a lost answer, a
+  // re-run) it finds spec.replicas there and writes nothing, where "one
+  // more than now" would ask for a member per run. The annotation, written
+  // in the same patch, lets a re-planned run tell its own request in flight
+  // (docs/step-engine.md#relative-effects).
+  base::Result<Answer> scale() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
-    long long n = cl->value("/spec/replicas"_json_pointer, 3LL);
+    const long long want = plan_.want;
+    if (base::int_at(*cl, "/spec/replicas", 3) == want) {
+      return Answer::already("spec.replicas already " + std::to_string(want));
+    }
+    const std::string mark = op::scale_target_value({want, plan_.before});
     auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
-                         guarded(*cl, {{"spec", {{"replicas", n + delta}}}}));
+                         guarded(*cl, {{"metadata", {{"annotations", {{std::string(op::kAnnScaleTarget), mark}}}}},
+                                       {"spec", {{"replicas", want}}}}));
     if (!r) return std::move(r).error();
-    return Answer::did("spec.replicas " + std::to_string(n + delta));
+    return Answer::did("spec.replicas " + std::to_string(want));
   }
 
   base::Result<Answer> grow() {
@@ -161,11 +173,13 @@ class Runner {
     if (!cl) return std::move(cl).error();
     const long long want = plan_.replicas + 1;
     long long spec = cl->value("/spec/replicas"_json_pointer, 3LL);
+    bool wrote = false;
     if (spec != want) {
       auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                            guarded(*cl, {{"spec", {{"replicas", want}}}}));
       if (!r) return std::move(r).error();
       cl = std::move(r);
+      wrote = true;
     }
     if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
       kube::PatchOptions po;
@@ -174,8 +188,9 @@ class Runner {
                            guarded(*cl, {{"status", {{"observed", {{"replicas", want}}}, {"progressDeadline", nullptr}}}}),
                            po);
       if (!r) return std::move(r).error();
+      wrote = true;
     }
-    return Answer::did("replicas " + std::to_string(want));
+    return Answer::did_if(wrote, "replicas " + std::to_string(want));
   }
 
   base::Result<Answer> create_member() {
@@ -202,7 +217,7 @@ class Runner {
       add_members_ = l->members;
       return Answer::already("already registered as " + etcd::format_member_id(e->id));
     }
-    auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_add({url}, true); }, o_.timeout, o_.progress);
+    auto r = retry_while_unhealthy([&] { return etcd_.member_add_learner(url); }, o_.timeout, o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
       auto again = members_now();
@@ -290,6 +305,7 @@ class Runner {
   // (docs/break-glass-design.md#waits); progress in between.
   template <class F>
   base::Result<Answer> poll(const std::string& what, F&& try_once) {
+    first_look_ = true;
     // The operator-mediated waits share one budget: --timeout bounds them together.
     const auto end = operator_wait_ ? *operator_wait_ : Clock::now() + o_.timeout;
     auto delay = std::chrono::milliseconds(500);
@@ -300,6 +316,7 @@ class Runner {
       auto r = try_once();
       if (!r) return std::move(r).error();
       if (r->has_value()) return **r;
+      first_look_ = false;
       const auto now = Clock::now();
       if (now + delay > end) {
         return base::make_error(base::ErrorKind::Timeout,
@@ -314,6 +331,16 @@ class Runner {
       std::this_thread::sleep_for(delay);
       delay = std::min(delay * 2, std::chrono::milliseconds(5000));
     }
+  }
+
+  // A wait that writes nothing: it did something only if it watched the
+  // change happen; what was there at its first look was already done
+  // (docs/step-engine.md#what-a-flow-gives-the-engine).
+  template <class F>
+  base::Result<Answer> watch(const std::string& what, F&& try_once) {
+    auto r = poll(what, std::forward<F>(try_once));
+    if (r && first_look_ && r->acted()) r->kind = Answer::Kind::AlreadyDone;
+    return r;
   }
 
   base::Result<Answer> ready() {
@@ -363,8 +390,14 @@ class Runner {
   base::Result<Answer> promote() {
     auto id = promoting_id();
     if (!id) return std::move(id).error();
+    // Read first: a voter already is done without a MemberPromote for etcd to refuse.
+    auto now = members_now();
+    if (!now) return std::move(now).error();
+    if (const auto* e = find_member(*now, *id, {}, {}); e != nullptr && !e->is_learner) {
+      return Answer::already("already a voter");
+    }
     auto r = poll("learner " + promoting() + " not yet in sync", [&]() -> base::Result<std::optional<Answer>> {
-      auto p = env_.session->etcd->member_promote(*id);
+      auto p = etcd_.member_promote(*id);
       if (p) return std::optional<Answer>(Answer::did("promoted " + etcd::format_member_id(*id)));
       if (p.error().reason == etcd::reason::kLearnerNotReady) return std::optional<Answer>();
       if (p.error().reason == etcd::reason::kMemberNotLearner) {
@@ -396,6 +429,7 @@ class Runner {
     auto m = member(promoting());
     if (!m) return std::move(m).error();
     std::string detail = "isVoter already true";
+    bool wrote = false;
     if (!m->value("/status/isVoter"_json_pointer, false) || base::string_at(*m, "/status/memberID").empty()) {
       kube::PatchOptions po;
       po.subresource = "status";
@@ -404,6 +438,7 @@ class Runner {
                            po);
       if (!r) return std::move(r).error();
       detail = "isVoter true";
+      wrote = true;
     }
     auto pod = get_opt(kube::resources::pods, promoting());
     if (!pod) return std::move(pod).error();
@@ -412,8 +447,9 @@ class Runner {
                            guarded(*pod, {{"metadata", {{"labels", {{std::string(op::kLabelRole), std::string(op::kRoleVoter)}}}}}}));
       if (!r) return std::move(r).error();
       detail += ", role label";
+      wrote = true;
     }
-    return Answer::did(detail);
+    return Answer::did_if(wrote, detail);
   }
 
   base::Result<Answer> pdb() {
@@ -445,13 +481,15 @@ class Runner {
   // Client URLs of the current members, from their Pods or etcd's own list.
   std::vector<std::pair<std::uint64_t, std::string>> endpoints(const etcd::MemberList& l) {
     std::vector<std::pair<std::uint64_t, std::string>> out;
-    auto st = read_state(env_);
+    std::vector<MemberTarget> targets;
+    auto cl = cluster();
+    auto ms = cl ? items(op::resources::etcdmembers) : base::Result<json>(cl.error());
+    auto pods = ms ? items(kube::resources::pods) : base::Result<json>(ms.error());
+    if (pods) targets = member_targets(*cl, *ms, *pods);
     for (const auto& e : l.members) {
       std::string ep;
-      if (st) {
-        for (const auto& t : member_targets(st->cluster, st->members, st->pods)) {
-          if (t.name == e.name && !t.endpoint.empty()) ep = t.endpoint;
-        }
+      for (const auto& t : targets) {
+        if (t.name == e.name && !t.endpoint.empty()) ep = t.endpoint;
       }
       if (ep.empty() && !e.client_urls.empty()) ep = e.client_urls.front();
       if (!ep.empty()) out.emplace_back(e.id, ep);
@@ -467,7 +505,7 @@ class Runner {
     std::vector<std::string> urls;
     for (const auto& [id, ep] : eps) urls.push_back(ep);
     // Concurrently, under one deadline: a member that is down costs one timeout, not one each.
-    const auto answers = env_.session->etcd->status_all(urls, env_.session->member_deadline());
+    const auto answers = etcd_.status_all(urls);
     std::vector<VoterStatus> out;
     for (std::size_t i = 0; i < eps.size(); ++i) {
       VoterStatus v;
@@ -500,7 +538,7 @@ class Runner {
       return base::make_error(base::ErrorKind::Failed, "cannot move leadership away from " + who + ": " + h.why, {},
                              "re-run once `kubectl etcd health -c " + c_ + "` shows a leader and a healthy voter");
     }
-    auto r = env_.session->etcd->move_leader(h.leader_endpoint, h.to);
+    auto r = etcd_.move_leader(h.leader_endpoint, h.to);
     if (!r) return std::move(r).error();
     std::string to_ep;
     for (const auto& v : *statuses) {
@@ -508,7 +546,7 @@ class Runner {
     }
     const auto until = Clock::now() + env_.session->target.config.call_timeout;
     for (;;) {
-      auto st = env_.session->etcd->status(to_ep);
+      auto st = etcd_.status(to_ep);
       if (st && st->is_leader()) return Answer::did("leader now " + etcd::format_member_id(h.to));
       if (Clock::now() > until) {
         return base::make_error(base::ErrorKind::Failed, "MoveLeader was accepted but " + etcd::format_member_id(h.to) +
@@ -575,7 +613,7 @@ class Runner {
     const std::uint64_t id = e->id;
     auto away = keep_leadership_away(MemberStep::RemoveEtcd);
     if (!away) return std::move(away).error();
-    auto r = retry_while_unhealthy([&] { return env_.session->etcd->member_remove(id); }, o_.timeout, o_.progress);
+    auto r = retry_while_unhealthy([&] { return etcd_.member_remove(id); }, o_.timeout, o_.progress);
     if (!r) {
       if (r.error().reason != etcd::reason::kMemberNotFound) return std::move(r).error();
       auto again = members_now();
@@ -590,7 +628,7 @@ class Runner {
     return Answer::did(*away + "removed " + etcd::format_member_id(id));
   }
 
-  base::Result<Answer> release() { return release_finalizer(env_, plan_.member, plan_.id, plan_.peer_url); }
+  base::Result<Answer> release() { return release_finalizer(kube_, etcd_, ns_, plan_.member, plan_.id, plan_.peer_url); }
 
   // --force-delete-pod. Only after etcd stopped listing the member (with the
   // operator active its finalizer does the removal): a Pod force-deleted
@@ -665,7 +703,7 @@ class Runner {
   }
 
   base::Result<Answer> wait_pod() {
-    return poll("waiting for the operator to recreate pod " + plan_.member + " and for it to be Ready",
+    return watch("waiting for the operator to recreate pod " + plan_.member + " and for it to be Ready",
                 [&]() -> base::Result<std::optional<Answer>> {
                   auto pod = get_opt(kube::resources::pods, plan_.member);
                   if (!pod) return std::move(pod).error();
@@ -681,7 +719,7 @@ class Runner {
   // with a client of its own: the session's knows the members' old Pod IPs
   // only, and the new Pod has an IP of its own.
   base::Result<Answer> rejoin() {
-    return poll("waiting for " + plan_.member + " to answer again", [&]() -> base::Result<std::optional<Answer>> {
+    return watch("waiting for " + plan_.member + " to answer again", [&]() -> base::Result<std::optional<Answer>> {
       auto cl = cluster();
       if (!cl) return std::move(cl).error();
       auto ms = items(op::resources::etcdmembers);
@@ -690,9 +728,7 @@ class Runner {
       if (!pods) return std::move(pods).error();
       for (const auto& t : member_targets(*cl, *ms, *pods)) {
         if (t.name != plan_.member || t.endpoint.empty()) continue;
-        auto c = etcd::Client::create(member_config(env_.session->target, t));
-        if (!c) return std::move(c).error();
-        auto st = (*c)->status(t.endpoint);
+        auto st = etcd_.status_of(t);
         if (st && st->header.member_id == plan_.id) {
           return std::optional<Answer>(Answer::did("member " + etcd::format_member_id(plan_.id) + " answers"));
         }
@@ -701,10 +737,15 @@ class Runner {
     });
   }
 
+  // The counts are the plan's, absolute (docs/step-engine.md#relative-effects):
+  // readyMembers one below what the plan read, not one below what is there
+  // now, so a second run after a lost answer writes nothing.
   base::Result<Answer> count() {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
-    std::string detail;
+    bool wrote = false;
+    const long long ready = std::max(0LL, plan_.ready_members - 1);
+    const bool set_ready = plan_.was_ready && base::int_at(*cl, "/status/readyMembers", 0) != ready;
     if (req_.scale_down) {
       const long long want = plan_.replicas - 1;
       if (cl->value("/spec/replicas"_json_pointer, 3LL) != want) {
@@ -712,34 +753,33 @@ class Runner {
                              guarded(*cl, {{"spec", {{"replicas", want}}}}));
         if (!r) return std::move(r).error();
         cl = std::move(r);
+        wrote = true;
       }
       json status = json::object();
       if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
         status["observed"] = {{"replicas", want}};
         status["progressDeadline"] = nullptr;
       }
-      if (plan_.was_ready) status["readyMembers"] = std::max(0LL, cl->value("/status/readyMembers"_json_pointer, 0LL) - 1);
+      if (set_ready) status["readyMembers"] = ready;
       if (!status.empty()) {
         kube::PatchOptions po;
         po.subresource = "status";
         auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                              guarded(*cl, {{"status", status}}), po);
         if (!r) return std::move(r).error();
+        wrote = true;
       }
       auto p = pdb();
       if (!p) return std::move(p).error();
-      return Answer::did("replicas " + std::to_string(want));
+      return Answer::did_if(wrote || p->acted(), "replicas " + std::to_string(want));
     }
-    if (plan_.was_ready) {
-      kube::PatchOptions po;
-      po.subresource = "status";
-      long long ready = std::max(0LL, cl->value("/status/readyMembers"_json_pointer, 0LL) - 1);
-      auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
-                           guarded(*cl, {{"status", {{"readyMembers", ready}}}}), po);
-      if (!r) return std::move(r).error();
-      detail = "readyMembers " + std::to_string(ready);
-    }
-    return Answer::did(detail);
+    if (!set_ready) return Answer::already(plan_.was_ready ? "readyMembers already " + std::to_string(ready) : std::string());
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
+                         guarded(*cl, {{"status", {{"readyMembers", ready}}}}), po);
+    if (!r) return std::move(r).error();
+    return Answer::did("readyMembers " + std::to_string(ready));
   }
 
   // --- operator-mediated waits -------------------------------------------------
@@ -748,7 +788,7 @@ class Runner {
   // marked yet, done.
   base::Result<Answer> wait_added() {
     start_operator_wait();
-    return poll("waiting for the operator to add a member", [&]() -> base::Result<std::optional<Answer>> {
+    return watch("waiting for the operator to add a member", [&]() -> base::Result<std::optional<Answer>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
@@ -766,7 +806,7 @@ class Runner {
 
   base::Result<Answer> wait_removed() {
     start_operator_wait();
-    return poll("waiting for the operator to remove " + plan_.member, [&]() -> base::Result<std::optional<Answer>> {
+    return watch("waiting for the operator to remove " + plan_.member, [&]() -> base::Result<std::optional<Answer>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_removed(*st, plan_.member, plan_.id, plan_.peer_url);
@@ -781,7 +821,7 @@ class Runner {
 
   base::Result<Answer> wait_filled() {
     start_operator_wait();
-    return poll("waiting for the operator to fill the gap", [&]() -> base::Result<std::optional<Answer>> {
+    return watch("waiting for the operator to fill the gap", [&]() -> base::Result<std::optional<Answer>> {
       auto st = read_state(env_);
       if (!st) return std::move(st).error();
       auto v = judge_settled(*st, plan_.want, plan_.before);
@@ -803,14 +843,16 @@ class Runner {
     timeout_hint_ = operator_hint();
   }
 
-  // The change was handed to the operator, which goes on after a timeout: a
-  // re-run of the same add would ask for one member more.
+  // The change was handed to the operator, which goes on after a timeout
+  // (a re-run of the same add while it does resumes it:
+  // docs/step-engine.md#relative-effects).
   std::string operator_hint() const {
     return "the operator goes on by itself; `kubectl etcd status -c " + c_ + "` shows where it stands";
   }
 
   MemberEnv& env_;
-  kube::Client& kube_;
+  KubeCalls& kube_;
+  EtcdCalls& etcd_;
   const MemberPlan& plan_;
   const MemberRequest& req_;
   const ExecOptions& o_;
@@ -821,6 +863,7 @@ class Runner {
   std::uint64_t added_id_ = 0;
   std::vector<etcd::Member> add_members_;
   ExecReport report_;
+  bool first_look_ = true;     // the last poll answered at its first try
   std::string stands_;        // a poll's last word on where the wait stands
   std::string cause_;         // and why, when known
   std::string timeout_hint_;  // the hint of a wait's timeout, when not "re-run"
@@ -835,8 +878,13 @@ class Runner {
 
 base::Result<Answer> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url) {
-  kube::Client& kube = *env.kube;
-  const std::string& ns = env.session->target.ns;
+  ClientKubeCalls kube(*env.kube);
+  SessionEtcdCalls etcd(*env.session);
+  return release_finalizer(kube, etcd, env.session->target.ns, member, id, peer_url);
+}
+
+base::Result<Answer> release_finalizer(KubeCalls& kube, EtcdCalls& etcd, const std::string& ns, const std::string& member,
+                                       std::uint64_t id, const std::string& peer_url) {
   auto m = kube.get(op::resources::etcdmembers, ns, member);
   if (!m && kube::is_not_found(m.error())) return Answer::already("EtcdMember gone");
   if (!m) return std::move(m).error();
@@ -847,7 +895,7 @@ base::Result<Answer> release_finalizer(MemberEnv& env, const std::string& member
     else fins.push_back(f);
   }
   if (!had) return Answer::already("no finalizer");
-  auto l = env.session->etcd->member_list(true);
+  auto l = etcd.member_list();
   if (!l) return std::move(l).error();
   if (find_member(*l, id, member, peer_url) != nullptr) {
     return base::make_error(base::ErrorKind::Failed, "etcd still lists " + member + ": the finalizer stays");
@@ -878,13 +926,14 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
   const std::string& ns = s.target.ns;
   const std::string& c = s.target.cluster;
   LiveState st;
+  ClientKubeCalls calls(kube);
   auto cl = kube.get(op::resources::etcdclusters, ns, c);
   if (!cl) return std::move(cl).error();
   st.cluster = std::move(cl.value());
-  auto ms = cluster_items(kube, op::resources::etcdmembers, ns, c);
+  auto ms = cluster_items(calls, op::resources::etcdmembers, ns, c);
   if (!ms) return std::move(ms).error();
   st.members = std::move(ms.value());
-  auto pods = cluster_items(kube, kube::resources::pods, ns, c);
+  auto pods = cluster_items(calls, kube::resources::pods, ns, c);
   if (!pods) return std::move(pods).error();
   st.pods = std::move(pods.value());
   auto pdb = kube.get(kube::resources::poddisruptionbudgets, ns, c);
@@ -968,7 +1017,14 @@ base::Result<LiveState> read_state(MemberEnv& env, bool nodes) {
 
 base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options) {
-  Runner r(env, plan, request, options);
+  ClientKubeCalls kube(*env.kube);
+  SessionEtcdCalls etcd(*env.session);
+  return execute(env, kube, etcd, plan, request, options);
+}
+
+base::Result<ExecReport> execute(MemberEnv& env, KubeCalls& kube, EtcdCalls& etcd, const MemberPlan& plan,
+                                const MemberRequest& request, const ExecOptions& options) {
+  Runner r(env, kube, etcd, plan, request, options);
   if (!plan.added.empty()) r.set_added(plan.added);
   return r.run();
 }
