@@ -53,7 +53,7 @@ base::Status validate(const DefragRule& r, bool min_reclaim_given) {
 }
 
 Decision decide(const DefragRule& rule, const DefragCandidate& m) {
-  if (m.learner) return {false, "Learner"};
+  if (m.learner) return {false, defrag_reason::kLearner};
   if (rule.all) return {true, {}};
   const std::int64_t reclaimable = m.db_size - m.db_size_in_use;
   std::int64_t floor = rule.free_space_above;
@@ -62,7 +62,7 @@ Decision decide(const DefragRule& rule, const DefragCandidate& m) {
     floor = rule.min_reclaim;
   }
   if (reclaimable > floor) return {true, {}};
-  return {false, "BelowThreshold"};
+  return {false, defrag_reason::kBelowThreshold};
 }
 
 std::vector<DefragCandidate> defrag_order(std::vector<DefragCandidate> ms) {
@@ -81,7 +81,7 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
   for (const auto& ms : statuses) {
     if (!r.member.empty() && ms.member->name != r.member && ms.member->endpoint != r.member) continue;
     if (!ms.status) {
-      DefragRow row{Session::label(*ms.member), ms.member->id, "-", "Failed", "Unreachable", {}, {}, ms.error};
+      DefragRow row{Session::label(*ms.member), ms.member->id, "-", "Failed", defrag_reason::kUnreachable, {}, {}, ms.error};
       rows.push_back(row);
       continue;
     }
@@ -105,7 +105,7 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
     // dry-run too.
     if (!r.member.empty() && m.learner) {
       row.outcome = "Failed";
-      row.reason = "Learner";
+      row.reason = defrag_reason::kLearner;
       row.error = "a learner answers no Defragment: promote it first (kubectl etcd member promote)";
       finish();
       continue;
@@ -125,7 +125,7 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
       if (!why.empty()) {
         deferred = true;
         row.outcome = "Skipped";
-        row.reason = "ClusterNotHealthy";
+        row.reason = defrag_reason::kClusterNotHealthy;
         row.error = why;
         finish();
         continue;
@@ -140,7 +140,7 @@ base::Result<std::vector<DefragRow>> defrag(Session& s, const DefragRequest& r, 
     auto res = s.etcd->defragment(m.endpoint, deadline);
     if (!res) {
       row.outcome = "Failed";
-      row.reason = "RPCError";
+      row.reason = defrag_reason::kRPCError;
       row.error = res.error().one_line();
       finish();
       continue;
@@ -168,7 +168,7 @@ std::vector<base::Outcome> defrag_outcomes(const std::vector<DefragRow>& rows) {
   for (const auto& r : rows) {
     if (r.outcome == "Failed") {
       out.push_back(base::Outcome::Failed);
-    } else if (r.outcome == "Skipped" && r.reason == "ClusterNotHealthy") {
+    } else if (r.outcome == "Skipped" && r.reason == defrag_reason::kClusterNotHealthy) {
       out.push_back(base::Outcome::Blocked);
     } else {
       out.push_back(base::Outcome::Succeeded);

@@ -42,6 +42,16 @@ struct DefragCandidate {
   std::int64_t quota = 0;
 };
 
+// The reasons of a row, as EtcdDefrag's status writes them
+// (docs/rules.md#etcddefrag); named so a comparison cannot misspell one.
+namespace defrag_reason {
+inline constexpr const char* kBelowThreshold = "BelowThreshold";
+inline constexpr const char* kLearner = "Learner";
+inline constexpr const char* kClusterNotHealthy = "ClusterNotHealthy";
+inline constexpr const char* kRPCError = "RPCError";
+inline constexpr const char* kUnreachable = "Unreachable";
+}  // namespace defrag_reason
+
 // Whether the rule asks for a defragment; the reason when not.
 struct Decision {
   bool defragment = false;

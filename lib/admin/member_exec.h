@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/member_calls.h"
 #include "admin/member_plan.h"
 #include "admin/operator_scale.h"
 #include "admin/session.h"
@@ -96,9 +97,18 @@ auto retry_while_unhealthy(Call&& call, std::chrono::milliseconds timeout,
 // `peer_url` (never before: docs/break-glass-design.md); the merge patch is guarded by the resourceVersion read.
 base::Result<base::StepAnswer> release_finalizer(MemberEnv& env, const std::string& member, std::uint64_t id,
                                        const std::string& peer_url);
+base::Result<base::StepAnswer> release_finalizer(KubeCalls& kube, EtcdCalls& etcd, const std::string& ns,
+                                                 const std::string& member, std::uint64_t id,
+                                                 const std::string& peer_url);
 
 base::Result<ExecReport> execute(MemberEnv& env, const MemberPlan& plan, const MemberRequest& request,
                                 const ExecOptions& options);
+// The same over the calls given (docs/step-engine.md#the-seam): the steps
+// make every Kubernetes and etcd call through `kube` and `etcd`, except the
+// operator-mediated waits (wait-added, wait-removed, wait-filled), which read
+// the whole live state through `env` (read_state).
+base::Result<ExecReport> execute(MemberEnv& env, KubeCalls& kube, EtcdCalls& etcd, const MemberPlan& plan,
+                                const MemberRequest& request, const ExecOptions& options);
 
 nlohmann::ordered_json exec_document(const MemberPlan& plan, const ExecReport& report);
 

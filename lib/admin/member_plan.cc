@@ -14,6 +14,7 @@
 #include "etcd/member_id.h"
 #include "operator/meta.h"
 #include "operator/names.h"
+#include "operator/scale_target.h"
 
 namespace admin {
 
@@ -192,6 +193,29 @@ void in_flight_checks(const LiveState& s, const Facts& f, MemberPlan& p, const s
 
 void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p, bool gap_only) {
   const std::string c = name_of(s.cluster);
+  // Operator-mediated: an earlier run's scale is in flight when spec.replicas
+  // is the count its annotation asked for and the operator is still adding
+  // that member. That run's answer may have been lost: this one resumes it
+  // (the scale step finds it done) instead of asking for one member more
+  // (docs/step-engine.md#relative-effects).
+  if (p.mode == Mode::Operator && !gap_only) {
+    const auto own = op::scale_target(s.cluster);
+    // Not adopted yet, or a member being added (pending, or a learner).
+    const bool adding = f.observed < f.spec_replicas || !f.pending_members.empty() || !f.learners.empty();
+    if (own && own->replicas == f.spec_replicas && adding) {
+      p.resume = true;
+      p.replicas = f.observed;
+      p.want = own->replicas;
+      p.before = own->before;
+      step(p, MemberStep::Scale, "spec.replicas is already " + std::to_string(own->replicas) +
+                                     ", as an earlier `member add` asked; the operator is adding that member");
+      if (r.wait) {
+        step(p, MemberStep::WaitAdded, "wait until the operator added the member, promoted it and reports " +
+                                           std::to_string(p.want) + " Ready voters");
+      }
+      return;
+    }
+  }
   // Resume: a pending EtcdMember, or a learner that maps to an EtcdMember.
   const json* resume = nullptr;
   for (const auto* m : f.pending_members) {
@@ -253,8 +277,9 @@ void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Membe
     }
     p.replicas = f.observed;
     p.want = f.spec_replicas + 1;
+    // The count asked for is absolute (docs/step-engine.md#relative-effects).
     step(p, MemberStep::Scale, "merge patch spec.replicas " + std::to_string(f.spec_replicas) + " -> " +
-                         std::to_string(f.spec_replicas + 1) + "; the operator adds a learner and promotes it");
+                         std::to_string(f.spec_replicas + 1) + " (and the " + std::string(op::kAnnScaleTarget) + " annotation); the operator adds a learner and promotes it");
     if (r.wait) {
       step(p, MemberStep::WaitAdded, "wait until the operator added the member, promoted it and reports " +
                                 std::to_string(p.want) + " Ready voters");
@@ -408,6 +433,7 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
     e = find_etcd(s, stored_id(*m), p.member, p.peer_url);
     p.kind = e != nullptr ? TargetKind::Member : TargetKind::Ghost;
     p.was_ready = has_condition(*m, "Ready");
+    p.ready_members = base::int_at(s.cluster, "/status/readyMembers", 0);
     p.resume = deleting(*m);
   } else if (e != nullptr) {
     p.kind = TargetKind::Orphan;

@@ -89,6 +89,9 @@ struct MemberPlan {
   bool stop_operator = false;
   long long replicas = 0;   // observed.replicas when planned
   long long want = 0;       // operator-mediated waits: the member count the operator settles at
+  // remove: status.readyMembers when planned; the count step writes one
+  // less, an absolute value (docs/step-engine.md#relative-effects)
+  long long ready_members = 0;
   std::vector<std::string> before;  // operator-mediated waits: the EtcdMembers when planned
   std::vector<PlanStep> steps;
   std::vector<std::string> refusals;  // non-empty: refused (exit 3)

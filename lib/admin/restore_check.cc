@@ -49,7 +49,7 @@ base::Result<RestoreStepResult> verify_file(const RestorePlan& p, RestoreCheck& 
                          "object from `--dry-run -o yaml` with both added and create it yourself (docs/restore.md#auth)");
   }
   c.file = rep;
-  return RestoreStepResult{"verify-file", "done",
+  return RestoreStepResult{RestoreStepId::VerifyFile, "done",
                            "sha256 " + rep.sha256 + ", " + std::to_string(rep.size) + " bytes, auth " +
                                (*auth ? "enabled" : "disabled")};
 }
@@ -77,7 +77,7 @@ base::Result<RestoreStepResult> read_credentials(kube::Client& kube, const Resto
   auto creds = backup::s3_credentials_from_secret(data, r.ns + "/" + r.s3_secret);
   if (!creds) return std::move(creds).error();
   c.credentials = std::move(*creds);
-  return RestoreStepResult{"read-credentials", "done", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY present"};
+  return RestoreStepResult{RestoreStepId::ReadCredentials, "done", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY present"};
 }
 
 // The bucket takes the credentials and the key is free, or holds this very
@@ -92,12 +92,12 @@ base::Result<RestoreStepResult> check_upload(const RestorePlan& p, RestoreCheck&
     auto it = (*head)->metadata.find(std::string(op::kRestoreSha256Metadata));
     if (it != (*head)->metadata.end() && it->second == c.file->sha256 && (*head)->size == c.file->size) {
       c.uploaded = true;
-      return RestoreStepResult{"upload", "done", p.source + " already holds this file"};
+      return RestoreStepResult{RestoreStepId::Upload, "done", p.source + " already holds this file"};
     }
     return base::make_error(base::ErrorKind::Refused, "another object is already under the key", p.source,
                             "give another --s3-key, or restore from that object without --file");
   }
-  return RestoreStepResult{"upload", "pending", std::to_string(c.file->size) + " bytes to " + p.source};
+  return RestoreStepResult{RestoreStepId::Upload, "pending", std::to_string(c.file->size) + " bytes to " + p.source};
 }
 
 base::Result<RestoreStepResult> check_object(const RestorePlan& p, const RestoreCheck& c) {
@@ -117,7 +117,7 @@ base::Result<RestoreStepResult> check_object(const RestorePlan& p, const Restore
                             "size " + std::to_string((*head)->size) + " is not a snapshot's (a db plus its sha256 trailer)",
                             p.source, "give the key of a file written by `snapshot save`");
   }
-  return RestoreStepResult{"check-object", "done", std::to_string((*head)->size) + " bytes"};
+  return RestoreStepResult{RestoreStepId::CheckObject, "done", std::to_string((*head)->size) + " bytes"};
 }
 
 base::Result<RestoreStepResult> check_pvc(kube::Client& kube, const RestorePlan& p) {
@@ -131,7 +131,7 @@ base::Result<RestoreStepResult> check_pvc(kube::Client& kube, const RestorePlan&
     }
     return e;
   }
-  return RestoreStepResult{"check-pvc", "done", "exists (its content is read by the operator's init container)"};
+  return RestoreStepResult{RestoreStepId::CheckPvc, "done", "exists (its content is read by the operator's init container)"};
 }
 
 // An EtcdCluster already there: ours from an earlier run (same bootstrap),
@@ -147,14 +147,33 @@ base::Result<RestoreStepResult> server_dry_run(kube::Client& kube, const Restore
     }
     c.cluster_exists = true;
     c.cluster = std::move(*existing);
-    return RestoreStepResult{"server-dry-run", "done", "the EtcdCluster exists with this restore source"};
+    return RestoreStepResult{RestoreStepId::ServerDryRun, "done", "the EtcdCluster exists with this restore source"};
   }
   if (existing.error().kind != base::ErrorKind::NotFound) return std::move(existing).error();
   kube::WriteOptions o;
   o.dry_run = true;
   auto dry = kube.create(op::resources::etcdclusters, r.ns, json(p.object), o);
   if (!dry) return std::move(dry).error();
-  return RestoreStepResult{"server-dry-run", "did", "accepted"};
+  return RestoreStepResult{RestoreStepId::ServerDryRun, "did", "accepted"};
+}
+
+// The check of one step; the writes (upload, create) answer whether they
+// are still to do. A switch over the enum: a step without a check does not
+// compile, where a name matched as a string was skipped silently.
+base::Result<RestoreStepResult> check_step(kube::Client& kube, const RestorePlan& plan, RestoreStepId id, RestoreCheck& c) {
+  switch (id) {
+    case RestoreStepId::VerifyFile: return verify_file(plan, c);
+    case RestoreStepId::ReadCredentials: return read_credentials(kube, plan, c);
+    case RestoreStepId::Upload: return check_upload(plan, c);
+    case RestoreStepId::CheckObject: return check_object(plan, c);
+    case RestoreStepId::CheckPvc: return check_pvc(kube, plan);
+    case RestoreStepId::ServerDryRun: return server_dry_run(kube, plan, c);
+    case RestoreStepId::Create:
+      return c.cluster_exists ? RestoreStepResult{RestoreStepId::Create, "done", "created by an earlier run"}
+                              : RestoreStepResult{RestoreStepId::Create, "pending",
+                                                  "EtcdCluster " + plan.request.ns + "/" + plan.request.name};
+  }
+  return base::make_error(base::ErrorKind::Failed, std::string("no check for step ") + restore_step_name(id));
 }
 
 }  // namespace
@@ -163,23 +182,7 @@ base::Result<RestoreCheck> check_restore(kube::Client& kube, const RestorePlan& 
   RestoreCheck c;
   if (plan.refused()) return c;
   for (const auto& step : plan.steps) {
-    base::Result<RestoreStepResult> r = RestoreStepResult{};
-    if (step.name == "verify-file") {
-      r = verify_file(plan, c);
-    } else if (step.name == "read-credentials") {
-      r = read_credentials(kube, plan, c);
-    } else if (step.name == "upload") {
-      r = check_upload(plan, c);
-    } else if (step.name == "check-object") {
-      r = check_object(plan, c);
-    } else if (step.name == "check-pvc") {
-      r = check_pvc(kube, plan);
-    } else if (step.name == "server-dry-run") {
-      r = server_dry_run(kube, plan, c);
-    } else if (step.name == "create") {
-      r = c.cluster_exists ? RestoreStepResult{"create", "done", "created by an earlier run"}
-                           : RestoreStepResult{"create", "pending", "EtcdCluster " + plan.request.ns + "/" + plan.request.name};
-    }
+    base::Result<RestoreStepResult> r = check_step(kube, plan, step.id, c);
     if (!r) return std::move(r).error();
     c.steps.push_back(std::move(*r));
   }
@@ -195,7 +198,7 @@ base::Error restore_refusal(const RestorePlan& plan, const RestoreCheck& check) 
 ojson restore_check_document(const RestorePlan& plan, const RestoreCheck& check) {
   ojson doc = restore_plan_document(plan);
   ojson checks = ojson::array();
-  for (const auto& s : check.steps) checks.push_back({{"step", s.step}, {"outcome", s.outcome}, {"detail", s.detail}});
+  for (const auto& s : check.steps) checks.push_back({{"step", restore_step_name(s.step)}, {"outcome", s.outcome}, {"detail", s.detail}});
   doc["checks"] = checks;
   for (const auto& r : check.refusals) doc["refusals"].push_back(r);
   return doc;
@@ -205,7 +208,7 @@ std::string restore_check_text(const RestorePlan& plan, const RestoreCheck& chec
   std::string out = restore_plan_text(plan);
   if (!check.steps.empty()) out += "checked (nothing was changed):\n";
   for (const auto& s : check.steps) {
-    out += "  " + s.step + ": " + s.outcome + (s.detail.empty() ? "" : " (" + s.detail + ")") + "\n";
+    out += "  " + std::string(restore_step_name(s.step)) + ": " + s.outcome + (s.detail.empty() ? "" : " (" + s.detail + ")") + "\n";
   }
   for (const auto& r : check.refusals) out += "  refused: " + r + "\n";
   return out;

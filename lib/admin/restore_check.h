@@ -24,7 +24,7 @@ class Client;
 namespace admin {
 
 struct RestoreStepResult {
-  std::string step;
+  RestoreStepId step = RestoreStepId::Create;
   std::string outcome;  // done (checked, or already so) | did | pending (the run will do it)
   std::string detail;
 };

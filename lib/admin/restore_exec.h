@@ -1,9 +1,11 @@
 // Runs a restore plan (admin/restore_plan.h): first every read-only check
-// (admin/restore_check.h, the same ones `--dry-run` makes), then the writes
-// the checks left pending: the upload and the create. Each step is done
-// (already so), did (made so) or cannot (an error naming the object and the
-// fix). A re-run after a stop finds the upload and the EtcdCluster it made
-// and goes on (docs/restore.md).
+// (admin/restore_check.h, the same ones `--dry-run` makes), then the plan's
+// typed steps on the step engine (docs/step-engine.md#restore): a check
+// answers what it found, the upload and the create read again and write
+// what is still to do. Each step is done (already so), did (made so) or
+// cannot (an error naming the object and the fix). A re-run after a stop or
+// a lost answer finds the upload and the EtcdCluster it made and goes on
+// (docs/restore.md).
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,10 @@ namespace admin {
 
 namespace {
 
+constexpr RestoreStepId kAllSteps[] = {RestoreStepId::VerifyFile,  RestoreStepId::ReadCredentials, RestoreStepId::Upload,
+                                       RestoreStepId::CheckObject, RestoreStepId::CheckPvc,        RestoreStepId::ServerDryRun,
+                                       RestoreStepId::Create};
+
 using ojson = nlohmann::ordered_json;
 
 base::Error usage(std::string message, std::string hint = {}) {
@@ -22,6 +26,26 @@ bool parse_version(const std::string& v, int& major, int& minor) {
 }
 
 }  // namespace
+
+const char* restore_step_name(RestoreStepId id) {
+  switch (id) {
+    case RestoreStepId::VerifyFile: return "verify-file";
+    case RestoreStepId::ReadCredentials: return "read-credentials";
+    case RestoreStepId::Upload: return "upload";
+    case RestoreStepId::CheckObject: return "check-object";
+    case RestoreStepId::CheckPvc: return "check-pvc";
+    case RestoreStepId::ServerDryRun: return "server-dry-run";
+    case RestoreStepId::Create: return "create";
+  }
+  return "unknown";
+}
+
+std::optional<RestoreStepId> parse_restore_step(std::string_view name) {
+  for (RestoreStepId id : kAllSteps) {
+    if (name == restore_step_name(id)) return id;
+  }
+  return std::nullopt;
+}
 
 base::Result<RestorePlan> plan_restore(const RestoreRequest& r) {
   if (r.name.empty()) return usage("restore needs the new cluster's NAME");
@@ -82,26 +106,26 @@ base::Result<RestorePlan> plan_restore(const RestoreRequest& r) {
                 {"storage", storage},
                 {"bootstrap", {{"restore", {{"source", source}}}}}}}};
 
-  if (!r.file.empty()) p.steps.push_back({"verify-file", "check " + r.file + ": size, sha256 trailer, whether auth is enabled"});
+  if (!r.file.empty()) p.steps.push_back({RestoreStepId::VerifyFile, "check " + r.file + ": size, sha256 trailer, whether auth is enabled"});
   if (s3) {
-    p.steps.push_back({"read-credentials", "read Secret " + r.ns + "/" + r.s3_secret +
+    p.steps.push_back({RestoreStepId::ReadCredentials, "read Secret " + r.ns + "/" + r.s3_secret +
                                                " (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), as the operator will"});
     if (!r.file.empty()) {
-      p.steps.push_back({"upload", "upload " + r.file + " to " + p.source + " (kept when it is already there)"});
+      p.steps.push_back({RestoreStepId::Upload, "upload " + r.file + " to " + p.source + " (kept when it is already there)"});
     } else {
-      p.steps.push_back({"check-object", "check that " + p.source + " exists and has a snapshot's size"});
+      p.steps.push_back({RestoreStepId::CheckObject, "check that " + p.source + " exists and has a snapshot's size"});
     }
   } else {
-    p.steps.push_back({"check-pvc", "check that PVC " + r.ns + "/" + r.pvc + " exists"});
+    p.steps.push_back({RestoreStepId::CheckPvc, "check that PVC " + r.ns + "/" + r.pvc + " exists"});
   }
-  p.steps.push_back({"server-dry-run", "create the EtcdCluster with dryRun=All"});
-  p.steps.push_back({"create", "create EtcdCluster " + r.ns + "/" + r.name});
+  p.steps.push_back({RestoreStepId::ServerDryRun, "create the EtcdCluster with dryRun=All"});
+  p.steps.push_back({RestoreStepId::Create, "create EtcdCluster " + r.ns + "/" + r.name});
   return p;
 }
 
 nlohmann::ordered_json restore_plan_document(const RestorePlan& p) {
   ojson steps = ojson::array();
-  for (const auto& s : p.steps) steps.push_back({{"step", s.name}, {"detail", s.detail}});
+  for (const auto& s : p.steps) steps.push_back({{"step", restore_step_name(s.id)}, {"detail", s.detail}});
   return {{"cluster", p.request.name},
           {"namespace", p.request.ns},
           {"source", p.source},
@@ -115,7 +139,7 @@ std::string restore_plan_text(const RestorePlan& p) {
   std::string out = "restore " + p.request.ns + "/" + p.request.name + " from " + p.source;
   if (!p.request.file.empty()) out += " (file " + p.request.file + ")";
   out += "\n";
-  for (const auto& s : p.steps) out += "  " + s.name + ": " + s.detail + "\n";
+  for (const auto& s : p.steps) out += "  " + std::string(restore_step_name(s.id)) + ": " + s.detail + "\n";
   for (const auto& r : p.refusals) out += "  refused: " + r + "\n";
   out += "object:\n";
   std::string body = p.object.dump(2);

@@ -5,7 +5,9 @@
 // snapshot comes from, and the steps that get it there.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,8 +27,17 @@ struct RestoreRequest {
   std::string pvc, pvc_path;  // an existing claim and the exact file in it
 };
 
+// The steps of a restore, run on the step engine (docs/step-engine.md):
+// the checks read, Upload and Create write.
+enum class RestoreStepId { VerifyFile, ReadCredentials, Upload, CheckObject, CheckPvc, ServerDryRun, Create };
+
+// The stable names the printed plan, the progress lines and the documents use.
+const char* restore_step_name(RestoreStepId id);
+// The step of that name; none for an unknown one.
+std::optional<RestoreStepId> parse_restore_step(std::string_view name);
+
 struct RestoreStep {
-  std::string name;    // verify-file, read-credentials, upload, check-object, check-pvc, server-dry-run, create
+  RestoreStepId id;
   std::string detail;  // what it does, in a line
 };
 

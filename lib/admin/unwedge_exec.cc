@@ -129,7 +129,7 @@ base::Result<std::vector<UnwedgeOutcome>> execute_unwedge(MemberEnv& env, const 
   // A 409: the object changed between read and write; read and decide again.
   base::StepPolicy policy;
   policy.attempts = 5;
-  policy.retry_if = [](const base::Error& e) { return e.reason == "Conflict"; };
+  policy.retry_if = [](const base::Error& e) { return kube::is_conflict(e); };
   std::vector<UnwedgeOutcome> out;
   auto run = base::run_steps<std::size_t>(
       steps, [&](std::size_t i) { return fixer.run(plan.fixes[i]); }, policy,

@@ -128,7 +128,7 @@ struct Client::Impl {
     if (!ep->secure && has_credentials.load()) {
       auto e = base::make_error(base::ErrorKind::Refused, "refusing to send credentials over plaintext",
                                endpoint_object(url), "use an https endpoint with the cluster's CA");
-      e.reason = "PlaintextCredentials";
+      e.reason = reason::kPlaintextCredentials;
       return e;
     }
     grpc::ChannelArguments args;
@@ -334,7 +334,7 @@ base::Result<std::unique_ptr<Client>> Client::create(Config config) {
     if (!ep->secure && !config.user.empty()) {
       auto e = base::make_error(base::ErrorKind::Refused, "refusing to send credentials over plaintext",
                                endpoint_object(url), "use https endpoints with the cluster's CA");
-      e.reason = "PlaintextCredentials";
+      e.reason = reason::kPlaintextCredentials;
       return e;
     }
   }
@@ -652,7 +652,7 @@ base::Status Client::authenticate(const std::string& user, const std::string& pa
     if (ep && !ep->secure) {
       auto e = base::make_error(base::ErrorKind::Refused, "refusing to send credentials over plaintext",
                                endpoint_object(url), "use https endpoints with the cluster's CA");
-      e.reason = "PlaintextCredentials";
+      e.reason = reason::kPlaintextCredentials;
       return e;
     }
   }

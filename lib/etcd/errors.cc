@@ -128,6 +128,9 @@ base::Error from_status(const grpc::Status& status, std::string_view call, std::
   return map_error(static_cast<int>(status.error_code()), status.error_message(), call, std::move(object));
 }
 
+bool is_compacted(const base::Error& e) { return e.reason == reason::kCompacted; }
+bool is_plaintext_credentials(const base::Error& e) { return e.reason == reason::kPlaintextCredentials; }
+
 std::string member_object(std::string_view name, std::uint64_t id) {
   if (name.empty()) return "member " + format_member_id(id);
   return "member \"" + std::string(name) + "\" (" + format_member_id(id) + ")";

@@ -48,12 +48,20 @@ inline constexpr const char* kCorrupt = "Corrupt";
 inline constexpr const char* kDeadlineExceeded = "DeadlineExceeded";
 inline constexpr const char* kUnavailable = "Unavailable";
 inline constexpr const char* kSnapshotCorrupt = "SnapshotCorrupt";
+// Not etcd's: the client refuses to send a password over plaintext.
+inline constexpr const char* kPlaintextCredentials = "PlaintextCredentials";
 }  // namespace reason
 
 // grpc_code is a grpc::StatusCode value; call names the RPC ("MemberPromote");
 // object is what it was about (a member, an endpoint).
 base::Error map_error(int grpc_code, std::string_view description, std::string_view call, std::string object);
 base::Error from_status(const grpc::Status& status, std::string_view call, std::string object);
+
+// What callers branch on (docs/step-engine.md#error-reasons): the revision
+// asked for is at or below the compact revision.
+bool is_compacted(const base::Error& e);
+// The client refused to send credentials over a plaintext connection.
+bool is_plaintext_credentials(const base::Error& e);
 
 // The object text for a member: `member "name" (8e9e05c52164694d)`.
 std::string member_object(std::string_view name, std::uint64_t id);

@@ -302,7 +302,7 @@ base::Result<json> Client::wait_for(const Resource& r, std::string_view ns, std:
         return !satisfied && clock::now() < deadline;
       });
       if (!st) {
-        if (st.error().reason == "Expired" || st.error().status == 410) {
+        if (is_expired(st.error())) {
           expired = true;  // the resourceVersion is too old: list again
           continue;
         }

@@ -127,15 +127,15 @@ base::Error status_error(int http_status, std::string_view body, const RequestCo
   e.kind = base::ErrorKind::Failed;
   std::string what = e.object.empty() ? "cannot " + describe_request(ctx) : "cannot " + ctx.verb;
   if (!e.object.empty() && !ctx.subresource.empty()) what += " " + ctx.subresource;
-  if (e.reason == "AlreadyExists") {
+  if (e.reason == kReasonAlreadyExists) {
     e.message = "already exists";
-  } else if (e.reason == "Invalid" && !e.causes.empty()) {
+  } else if (e.reason == kReasonInvalid && !e.causes.empty()) {
     e.message = what + ": invalid";
   } else {
     e.message = what + (message.empty() ? std::string() : ": " + message);
   }
-  if (e.reason == "Conflict") e.hint = "the object changed since it was read; read it again and retry";
-  if (e.reason == "Expired" || http_status == 410) {
+  if (e.reason == kReasonConflict) e.hint = "the object changed since it was read; read it again and retry";
+  if (e.reason == kReasonExpired || http_status == 410) {
     e.hint = ctx.verb == "watch" ? "the resourceVersion is too old; list again and watch from there"
                                  : "the list continue token expired; start the list again";
   }
@@ -143,7 +143,9 @@ base::Error status_error(int http_status, std::string_view body, const RequestCo
 }
 
 bool is_not_found(const base::Error& e) { return e.kind == base::ErrorKind::NotFound; }
-bool is_conflict(const base::Error& e) { return e.status == 409 && e.reason != "AlreadyExists"; }
-bool is_already_exists(const base::Error& e) { return e.reason == "AlreadyExists"; }
+bool is_conflict(const base::Error& e) { return e.status == 409 && e.reason != kReasonAlreadyExists; }
+bool is_already_exists(const base::Error& e) { return e.reason == kReasonAlreadyExists; }
+bool is_expired(const base::Error& e) { return e.reason == kReasonExpired || e.status == 410; }
+bool is_not_served(const base::Error& e) { return e.reason == kReasonNotServed; }
 
 }  // namespace kube

@@ -21,6 +21,12 @@ struct RequestContext {
   std::string subresource;
 };
 
+// The Status reasons of the apiserver that callers and this file branch on
+// (docs/step-engine.md#error-reasons: never a literal at the comparison).
+inline constexpr const char* kReasonAlreadyExists = "AlreadyExists";
+inline constexpr const char* kReasonConflict = "Conflict";
+inline constexpr const char* kReasonInvalid = "Invalid";
+inline constexpr const char* kReasonExpired = "Expired";
 // Reasons beyond the Status reasons of the apiserver.
 inline constexpr const char* kReasonNotServed = "NotServed";
 
@@ -37,5 +43,9 @@ std::string describe_request(const RequestContext& ctx);
 bool is_not_found(const base::Error& e);
 bool is_conflict(const base::Error& e);
 bool is_already_exists(const base::Error& e);
+// A watch's resourceVersion or a list's continue token is too old (410 Expired).
+bool is_expired(const base::Error& e);
+// The API group or version is not served (no CustomResourceDefinition).
+bool is_not_served(const base::Error& e);
 
 }  // namespace kube

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/json_at.h"
+#include "kube/status_error.h"
 #include "migrate/ownership.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
@@ -24,7 +25,7 @@ struct Judge {
     if (s.ok()) return;
     const base::Error& e = s.error();
     // An object of an earlier run is done, not rejected (docs/rules.md#server-side-dry-run).
-    if (e.reason == "AlreadyExists") return;
+    if (kube::is_already_exists(e)) return;
     std::string text = e.message;
     for (const auto& c : e.causes) text += "; " + c;
     rejections.push_back({"B16", "the API server rejects " + what + " (dry-run): " + base::fold_line(text)});

@@ -274,7 +274,7 @@ base::Result<bool> live_auth_enabled(etcd::Client& c) {
   auto probe = c.authenticate("root", "\x01-etcd-migrate-probe");
   if (!probe && probe.error().reason == etcd::reason::kAuthNotEnabled) return false;
   if (!probe && probe.error().reason == etcd::reason::kAuthFailed) return true;
-  if (!probe && probe.error().reason == "PlaintextCredentials") {
+  if (!probe && etcd::is_plaintext_credentials(probe.error())) {
     // No password goes over plaintext, and plaintext carries no client
     // certificate: an anonymous user read succeeds only with auth off.
     auto user = c.user_get("root");

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "base/json_at.h"
+#include "kube/status_error.h"
 #include "migrate/backup_target.h"
 #include "operator/backup_names.h"
 #include "operator/legacy_cluster.h"
@@ -111,7 +112,7 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
   if (ours) {
     auto created = client.create(kube::resources::jobs, spec.ns, job);
     if (!created) {
-      if (created.error().reason != "AlreadyExists") return std::move(created).error();
+      if (!kube::is_already_exists(created.error())) return std::move(created).error();
       ours = false;  // a concurrent invocation was faster: wait for its Job
     } else if (o.progress) {
       o.progress("backup Job " + name + " created");

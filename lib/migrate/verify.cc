@@ -11,8 +11,10 @@
 #include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "etcd/client.h"
+#include "etcd/errors.h"
 #include "etcd/member_id.h"
 #include "kube/base64.h"
+#include "kube/status_error.h"
 #include "migrate/inspect.h"
 #include "migrate/legacy_webhooks.h"
 #include "operator/legacy_cluster.h"
@@ -151,7 +153,7 @@ class Verifier {
     auto l = k_.get(op::resources::legacy_etcdclusters, v_.ns, v_.name);
     std::string marker = op::annotation(cluster_, op::kAnnAdoptedFrom);
     if (!l) {
-      bool gone = l.error().kind == base::ErrorKind::NotFound || l.error().reason == "NotServed";
+      bool gone = l.error().kind == base::ErrorKind::NotFound || kube::is_not_served(l.error());
       add("LEGACY", gone, gone ? "the legacy EtcdCluster is gone" : l.error().one_line());
       return;
     }
@@ -328,7 +330,7 @@ class Verifier {
       const json& rec = facts_["members"].value(t.name, json::object());
       auto h = etcd_->hash_kv(t.endpoint, r);
       if (!h) {
-        if (h.error().one_line().find("compacted") != std::string::npos) {
+        if (etcd::is_compacted(h.error())) {
           compacted = true;
           continue;
         }

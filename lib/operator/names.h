@@ -64,6 +64,9 @@ inline constexpr std::string_view kAnnReplicasBeforeBreakGlass =
 // On an EtcdMember while `member roll` replaces its Pod: the UID of the Pod
 // being replaced, so a re-run can tell the operator's new Pod from the old.
 inline constexpr std::string_view kAnnRollingPodUid = "cli.etcd-operator.cozystack.io/rolling-pod-uid";
+// On an EtcdCluster after an operator-mediated `member add`: the absolute
+// spec.replicas it asked for and the members it saw (operator/scale_target.h).
+inline constexpr std::string_view kAnnScaleTarget = "cli.etcd-operator.cozystack.io/scale-target";
 
 // --- legacy defaults -----------------------------------------------------------
 inline constexpr std::string_view kLegacyDefaultImage = "quay.io/coreos/etcd:v3.5.12";

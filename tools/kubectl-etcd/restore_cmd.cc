@@ -41,7 +41,7 @@ int run_restore(cli::Program& program, RestoreOpts& o) {
   cli::Progress progress(program.diag->stream(), cli::Progress::stderr_is_terminal(), o.common.kube.quiet);
   admin::RestoreHooks hooks;
   hooks.step_done = [&progress](const admin::RestoreStepResult& s) {
-    progress.line("step " + s.step + ": " + s.outcome + (s.detail.empty() ? "" : " (" + s.detail + ")"));
+    progress.line("step " + std::string(admin::restore_step_name(s.step)) + ": " + s.outcome + (s.detail.empty() ? "" : " (" + s.detail + ")"));
   };
   hooks.upload_progress = [&progress](std::uint64_t done, std::uint64_t total) {
     progress.update("upload: " + output::human_bytes(static_cast<double>(done)) + " of " +

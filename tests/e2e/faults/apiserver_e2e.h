@@ -60,7 +60,12 @@ class ApiserverReplica {
 // of its own (plain http, no credentials: the proxy authenticates upstream).
 class FaultProxy {
  public:
-  FaultProxy(const std::string& dir, int after_writes, const std::vector<std::string>& phases) : dir_(dir) {
+  FaultProxy(const std::string& dir, int after_writes, const std::vector<std::string>& phases)
+      : FaultProxy(dir, std::to_string(after_writes), phases) {}
+  // The answer to the Nth mutating request lost (fault_proxy.py "lose:N"; 0
+  // loses none and only numbers them: count("write ") is then W).
+  static std::string lose(int n) { return "lose:" + std::to_string(n); }
+  FaultProxy(const std::string& dir, const std::string& mode, const std::vector<std::string>& phases = {}) : dir_(dir) {
     std::string portfile = dir + "/proxy.port";
     std::vector<std::string> args = {"/usr/bin/python3",
                                      e2e::source_root() + "/tests/e2e/faults/fault_proxy.py",
@@ -70,7 +75,7 @@ class FaultProxy {
                                      e2e::var("TESTENV_CA"),
                                      e2e::var("TESTENV_ADMIN_CERT"),
                                      e2e::var("TESTENV_ADMIN_KEY"),
-                                     std::to_string(after_writes)};
+                                     mode};
     args.insert(args.end(), phases.begin(), phases.end());
     std::filesystem::create_directories(dir + "/proxy");
     proc_ = std::make_unique<Background>(args, dir + "/proxy");

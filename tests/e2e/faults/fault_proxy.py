@@ -10,11 +10,19 @@ for SECONDS (429 with Retry-After: 1, as an apiserver's priority and
 fairness does), then requests pass again. Every request is logged to LOG as
 "pass|fault STATUS METHOD PATH".
 
-usage: fault_proxy.py PORTFILE LOG UPSTREAM CA CERT KEY AFTER_WRITES PHASE..."""
+A lost answer instead: AFTER_WRITES "lose:N" forwards the Nth mutating
+request (POST, PUT, PATCH, DELETE; server-side dry-runs do not count,
+whatever their answer), lets the apiserver apply it and reads its whole
+answer, then cuts the client's connection without a byte of it: the write
+happened, the client cannot know. Logged as "lost STATUS METHOD PATH"; every
+mutating request as "write N METHOD PATH" before it is forwarded.
+
+usage: fault_proxy.py PORTFILE LOG UPSTREAM CA CERT KEY AFTER_WRITES|lose:N PHASE..."""
 import http.client
 import http.server
 import json
 import os
+import socket
 import ssl
 import sys
 import threading
@@ -22,7 +30,10 @@ import time
 import urllib.parse
 
 portfile, logfile, upstream, ca, cert, key, after_writes = sys.argv[1:8]
-after_writes = int(after_writes)
+lose_mode = after_writes.startswith("lose:")
+lose = int(after_writes.split(":", 1)[1]) if lose_mode else 0  # 0: number the writes, lose none
+after_writes = 0 if lose_mode else int(after_writes)
+requests = 0  # mutating requests seen (lose mode)
 phases = [(int(s), float(t)) for s, t in (p.split(":") for p in sys.argv[8:])]
 up = urllib.parse.urlsplit(upstream)
 ctx = ssl.create_default_context(cafile=ca)
@@ -54,7 +65,7 @@ def count_write(method, path, status):
     if method in ("POST", "PUT", "PATCH", "DELETE") and 200 <= status < 300:
         with lock:
             writes += 1
-            if writes >= after_writes and fault_start is None:
+            if not lose_mode and writes >= after_writes and fault_start is None:
                 fault_start = time.monotonic()
 
 
@@ -79,9 +90,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def numbered(self):
+        """The number of this mutating request (lose mode), else 0."""
+        global requests
+        if not lose_mode or self.command not in ("POST", "PUT", "PATCH", "DELETE") or "dryRun=" in self.path:
+            return 0
+        with lock:
+            requests += 1
+            n = requests
+        log.write(f"write {n} {self.command} {self.path}\n")
+        return n
+
     def forward(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        n = self.numbered()
         fault = current_fault()
         if fault is not None:
             log.write(f"fault {fault} {self.command} {self.path}\n")
@@ -92,6 +115,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                    if k.lower() in ("content-type", "accept", "user-agent")}
         conn.request(self.command, self.path, body=body, headers=headers)
         resp = conn.getresponse()
+        if lose_mode and n != 0 and n == lose:
+            # Applied upstream, answer read and dropped: the client sees the
+            # connection close before any byte of it.
+            resp.read()
+            conn.close()
+            log.write(f"lost {resp.status} {self.command} {self.path}\n")
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
         log.write(f"pass {resp.status} {self.command} {self.path}\n")
         count_write(self.command, self.path, resp.status)
         self.send_response(resp.status)

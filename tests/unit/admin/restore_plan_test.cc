@@ -1,6 +1,8 @@
 #include "admin/restore_check.h"
 #include "admin/restore_plan.h"
 
+#include <set>
+
 #include <doctest/doctest.h>
 
 namespace {
@@ -20,7 +22,7 @@ admin::RestoreRequest s3_file() {
 
 std::vector<std::string> step_names(const admin::RestorePlan& p) {
   std::vector<std::string> out;
-  for (const auto& s : p.steps) out.push_back(s.name);
+  for (const auto& s : p.steps) out.push_back(admin::restore_step_name(s.id));
   return out;
 }
 
@@ -130,11 +132,11 @@ TEST_CASE("the dry-run's output: the plan, what each check found, and the refusa
   auto p = admin::plan_restore(s3_file());
   REQUIRE(p.ok());
   admin::RestoreCheck c;
-  c.steps = {{"verify-file", "done", "sha256 ab, 4128 bytes, auth enabled"},
-             {"read-credentials", "done", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY present"},
-             {"upload", "pending", "4128 bytes to s3://backups/etcd-new-restore.db"},
-             {"server-dry-run", "did", "accepted"},
-             {"create", "pending", "EtcdCluster prod/etcd-new"}};
+  c.steps = {{admin::RestoreStepId::VerifyFile, "done", "sha256 ab, 4128 bytes, auth enabled"},
+             {admin::RestoreStepId::ReadCredentials, "done", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY present"},
+             {admin::RestoreStepId::Upload, "pending", "4128 bytes to s3://backups/etcd-new-restore.db"},
+             {admin::RestoreStepId::ServerDryRun, "did", "accepted"},
+             {admin::RestoreStepId::Create, "pending", "EtcdCluster prod/etcd-new"}};
   c.refusals = {"the snapshot has auth enabled: ..."};
   auto text = admin::restore_check_text(*p, c);
   CHECK(text.find("checked (nothing was changed):\n  verify-file: done (sha256 ab, 4128 bytes, auth enabled)\n") !=
@@ -152,4 +154,22 @@ TEST_CASE("the dry-run's output: the plan, what each check found, and the refusa
   CHECK(e.kind == base::ErrorKind::Refused);
   CHECK(e.one_line().find("etcd-new") != std::string::npos);
   CHECK(e.one_line().find("the snapshot has auth enabled") != std::string::npos);
+}
+
+TEST_CASE("restore's steps are an enum: each has one stable name, and a name parses back to its step") {
+  using admin::RestoreStepId;
+  std::set<std::string> names;
+  for (RestoreStepId id : {RestoreStepId::VerifyFile, RestoreStepId::ReadCredentials, RestoreStepId::Upload,
+                           RestoreStepId::CheckObject, RestoreStepId::CheckPvc, RestoreStepId::ServerDryRun,
+                           RestoreStepId::Create}) {
+    const std::string name = admin::restore_step_name(id);
+    CHECK(names.insert(name).second);
+    REQUIRE(admin::parse_restore_step(name).has_value());
+    CHECK(*admin::parse_restore_step(name) == id);
+  }
+  CHECK_FALSE(admin::parse_restore_step("verify").has_value());
+  auto p = admin::plan_restore(s3_file());
+  REQUIRE(p.ok());
+  CHECK(p->steps.front().id == RestoreStepId::VerifyFile);
+  CHECK(p->steps.back().id == RestoreStepId::Create);
 }

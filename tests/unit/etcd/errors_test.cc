@@ -54,6 +54,13 @@ TEST_CASE("membership errors are told apart by etcd's description (docs/rules.md
   }
 }
 
+TEST_CASE("is_compacted reads the reason, whatever the text around it") {
+  CHECK(etcd::is_compacted(etcd::map_error(11, "etcdserver: mvcc: required revision has been compacted", "HashKV", "x")));
+  CHECK_FALSE(etcd::is_compacted(etcd::map_error(11, "etcdserver: mvcc: required revision is a future revision", "HashKV", "x")));
+  // An object named after compaction is not a compaction.
+  CHECK_FALSE(etcd::is_compacted(etcd::map_error(14, "connection refused", "HashKV", "compacted-member")));
+}
+
 TEST_CASE("leader changed is not a connection problem, though etcd sends it as Unavailable") {
   auto e = map_error(kUnavailable, "etcdserver: leader changed", "Put", "member 000000000000000a");
   CHECK(e.reason == "LeaderChanged");

@@ -62,6 +62,14 @@ TEST_CASE("409 conflict and already-exists are told apart; 410 expired") {
   CHECK_FALSE(kube::is_conflict(exists));
   CHECK_FALSE(kube::is_conflict(expired));
   CHECK_FALSE(kube::is_not_found(conflict));
+  CHECK(kube::is_expired(expired));
+  CHECK_FALSE(kube::is_expired(conflict));
+}
+
+TEST_CASE("is_not_served: the resource's API is not installed, told from an absent object") {
+  kube::RequestContext ctx{"get", ec, "ns", "c", ""};
+  CHECK(kube::is_not_served(kube::status_error(404, "404 page not found\n", ctx)));
+  CHECK_FALSE(kube::is_not_served(kube::status_error(404, R"({"kind":"Status","reason":"NotFound","details":{"name":"c"},"code":404})", ctx)));
 }
 
 TEST_CASE("is_not_found is the NotFound kind only: an unserved resource is not an absent object") {
