@@ -16,6 +16,7 @@
 #include "kube/deletion.h"
 #include "migrate/inventory.h"
 #include "migrate/ownership.h"
+#include "migrate/recorded_facts.h"
 #include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
@@ -532,12 +533,11 @@ base::Result<base::StepAnswer> Pipeline::statefulset_step() {
 base::Result<base::StepAnswer> Pipeline::leftovers_step() {
   bool acted = false;
   // The StatefulSet's ControllerRevisions, by the names recorded (docs/rules.md#controllerrevisions).
-  json facts = json::parse(op::annotation(cluster_, op::kAnnAdoption), nullptr, false);
+  auto facts = read_recorded_facts(cluster_);
+  if (!facts && facts.error().kind != base::ErrorKind::NotFound) return std::move(facts).error();
   std::vector<std::pair<const kube::Resource*, std::string>> todo;
-  if (facts.is_object()) {
-    for (const auto& name : facts.value("controllerRevisions", json::array())) {
-      todo.push_back({&kube::resources::controllerrevisions, name.get<std::string>()});
-    }
+  if (facts) {
+    for (const auto& name : facts->controller_revisions) todo.push_back({&kube::resources::controllerrevisions, name});
   }
   todo.push_back({&kube::resources::configmaps, op::legacy_cluster_state_configmap(p_.name)});
   todo.push_back({&kube::resources::poddisruptionbudgets, p_.name});
