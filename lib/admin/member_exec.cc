@@ -53,7 +53,7 @@ base::Result<json> cluster_items(kube::Client& kube, const kube::Resource& r, co
   lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
   auto l = kube.list_all(r, ns, lo);
   if (!l) return std::move(l).error();
-  return std::move((*l)["items"]);
+  return base::array_at(*l, "/items");
 }
 
 class Runner {
@@ -149,7 +149,7 @@ class Runner {
   base::Result<Answer> scale(int delta) {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
-    long long n = cl->value("/spec/replicas"_json_pointer, 3LL);
+    long long n = base::int_at(*cl, "/spec/replicas", 3);
     auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                          guarded(*cl, {{"spec", {{"replicas", n + delta}}}}));
     if (!r) return std::move(r).error();
@@ -160,14 +160,14 @@ class Runner {
     auto cl = cluster();
     if (!cl) return std::move(cl).error();
     const long long want = plan_.replicas + 1;
-    long long spec = cl->value("/spec/replicas"_json_pointer, 3LL);
+    long long spec = base::int_at(*cl, "/spec/replicas", 3);
     if (spec != want) {
       auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                            guarded(*cl, {{"spec", {{"replicas", want}}}}));
       if (!r) return std::move(r).error();
       cl = std::move(r);
     }
-    if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
+    if (base::int_at(*cl, "/status/observed/replicas") != want) {
       kube::PatchOptions po;
       po.subresource = "status";
       auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
@@ -274,7 +274,8 @@ class Runner {
                                     "=" + adding()}};
     bool same = true;
     for (const auto& [k, v] : status.items()) {
-      if (!m->contains("status") || !(*m)["status"].contains(k) || (*m)["status"][k] != v) same = false;
+      const json* now = base::find_at(*m, "/status/" + base::pointer_token(k));
+      if (now == nullptr || *now != v) same = false;
     }
     if (same) return Answer::already("already recorded");
     kube::PatchOptions po;
@@ -396,7 +397,7 @@ class Runner {
     auto m = member(promoting());
     if (!m) return std::move(m).error();
     std::string detail = "isVoter already true";
-    if (!m->value("/status/isVoter"_json_pointer, false) || base::string_at(*m, "/status/memberID").empty()) {
+    if (!base::bool_at(*m, "/status/isVoter") || base::string_at(*m, "/status/memberID").empty()) {
       kube::PatchOptions po;
       po.subresource = "status";
       auto r = kube_.patch(op::resources::etcdmembers, ns_, promoting(), kube::PatchType::Merge,
@@ -426,13 +427,14 @@ class Runner {
     if (!ms) return std::move(ms).error();
     long long voters = 0;
     for (const auto& m : *ms) {
-      if (!m.contains("/metadata/deletionTimestamp"_json_pointer) && !m.value("/spec/dormant"_json_pointer, false) &&
-          m.value("/status/isVoter"_json_pointer, false)) {
+      if (!m.contains("/metadata/deletionTimestamp"_json_pointer) && !base::bool_at(m, "/spec/dormant") &&
+          base::bool_at(m, "/status/isVoter")) {
         ++voters;
       }
     }
-    long long want = pdb_min_available(voters, cl->value("/status/observed/replicas"_json_pointer, 0LL));
-    if (p->value("/spec/minAvailable"_json_pointer, json()) == json(want) && !p->contains("/spec/maxUnavailable"_json_pointer)) {
+    long long want = pdb_min_available(voters, base::int_at(*cl, "/status/observed/replicas"));
+    const json* min_available = base::find_at(*p, "/spec/minAvailable");
+    if (min_available != nullptr && *min_available == json(want) && base::find_at(*p, "/spec/maxUnavailable") == nullptr) {
       return Answer::already("minAvailable " + std::to_string(want));
     }
     auto r = kube_.patch(kube::resources::poddisruptionbudgets, ns_, c_, kube::PatchType::Merge,
@@ -707,18 +709,18 @@ class Runner {
     std::string detail;
     if (req_.scale_down) {
       const long long want = plan_.replicas - 1;
-      if (cl->value("/spec/replicas"_json_pointer, 3LL) != want) {
+      if (base::int_at(*cl, "/spec/replicas", 3) != want) {
         auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                              guarded(*cl, {{"spec", {{"replicas", want}}}}));
         if (!r) return std::move(r).error();
         cl = std::move(r);
       }
       json status = json::object();
-      if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
+      if (base::int_at(*cl, "/status/observed/replicas") != want) {
         status["observed"] = {{"replicas", want}};
         status["progressDeadline"] = nullptr;
       }
-      if (plan_.was_ready) status["readyMembers"] = std::max(0LL, cl->value("/status/readyMembers"_json_pointer, 0LL) - 1);
+      if (plan_.was_ready) status["readyMembers"] = std::max(0LL, base::int_at(*cl, "/status/readyMembers") - 1);
       if (!status.empty()) {
         kube::PatchOptions po;
         po.subresource = "status";
@@ -733,7 +735,7 @@ class Runner {
     if (plan_.was_ready) {
       kube::PatchOptions po;
       po.subresource = "status";
-      long long ready = std::max(0LL, cl->value("/status/readyMembers"_json_pointer, 0LL) - 1);
+      long long ready = std::max(0LL, base::int_at(*cl, "/status/readyMembers") - 1);
       auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                            guarded(*cl, {{"status", {{"readyMembers", ready}}}}), po);
       if (!r) return std::move(r).error();
@@ -842,7 +844,7 @@ base::Result<Answer> release_finalizer(MemberEnv& env, const std::string& member
   if (!m) return std::move(m).error();
   json fins = json::array();
   bool had = false;
-  for (const auto& f : m->value("/metadata/finalizers"_json_pointer, json::array())) {
+  for (const auto& f : base::array_at(*m, "/metadata/finalizers")) {
     if (f == std::string(op::kMemberFinalizer)) had = true;
     else fins.push_back(f);
   }

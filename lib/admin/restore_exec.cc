@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "backup/s3_sink.h"
+#include "base/json_at.h"
 #include "base/sha256.h"
 #include "kube/client.h"
 #include "kube/resource.h"
@@ -98,7 +99,7 @@ base::Result<RestoreReport> execute_restore(kube::Client& kube, const RestorePla
       auto created = kube.create(op::resources::etcdclusters, plan.request.ns, nlohmann::json(plan.object));
       if (!created) return std::move(created).error();
       report.object = std::move(*created);
-      record({step.step, "did", "uid " + report.object["metadata"].value("uid", std::string())});
+      record({step.step, "did", "uid " + base::string_at(report.object, "/metadata/uid")});
     }
   }
   return report;
@@ -111,7 +112,7 @@ nlohmann::ordered_json restore_report_document(const RestorePlan& plan, const Re
           {"namespace", plan.request.ns},
           {"source", plan.source},
           {"steps", steps},
-          {"uid", report.object.is_object() ? report.object["metadata"].value("uid", std::string()) : std::string()}};
+          {"uid", report.object.is_object() ? base::string_at(report.object, "/metadata/uid") : std::string()}};
 }
 
 }  // namespace admin

@@ -70,7 +70,7 @@ std::string translate_version(const op::LegacyCluster& legacy, const PlanOptions
     return options.version_override;
   }
   std::string image;
-  if (const auto* c = legacy.etcd_container(); c != nullptr) image = c->value("image", "");
+  if (const auto* c = legacy.etcd_container(); c != nullptr) image = base::string_at(*c, "/image");
   if (image.empty()) {
     image = std::string(op::kLegacyDefaultImage);
     add(t, "W1", "the podTemplate names no etcd image; assuming the legacy default " + image);
