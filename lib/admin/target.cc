@@ -6,6 +6,7 @@
 #include "base/json_at.h"
 #include "base/text.h"
 #include "etcd/member_id.h"
+#include "etcd/tls.h"
 #include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/conditions.h"
@@ -192,7 +193,7 @@ base::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const
   std::string server_secret = base::string_at(client, "/serverSecretRef/name");
   if (server_secret.empty()) server_secret = op::cert_manager_server_secret(c);
   std::string client_secret = base::string_at(client, "/operatorClientSecretRef/name");
-  if (client_secret.empty() && client.contains("certManager") && client["certManager"].contains("operatorClientIssuerRef")) {
+  if (client_secret.empty() && base::find_at(client, "/certManager/operatorClientIssuerRef") != nullptr) {
     client_secret = op::cert_manager_operator_client_secret(c);
   }
   if (o.cacert.empty()) {
@@ -218,6 +219,27 @@ base::Status apply_cluster_tls(kube::Client& kube, const TargetOptions& o, const
     if (cfg.tls.cert_pem.empty() || cfg.tls.key_pem.empty()) {
       return base::make_error(base::ErrorKind::Failed, "the operator-client Secret lacks tls.crt or tls.key",
                              kube::resources::secrets.describe(ns, client_secret));
+    }
+  }
+  // PEM read from a Secret is judged here, where the Secret is known: the
+  // client's own check later names only the key, with the flags' code 128
+  // (docs/rules.md#typed-reads: a malformed object is 1, named).
+  if (o.cacert.empty() || o.cert.empty()) {
+    etcd::TlsConfig from_secrets;
+    if (o.cacert.empty()) from_secrets.ca_pem = cfg.tls.ca_pem;
+    if (o.cert.empty()) {
+      from_secrets.cert_pem = cfg.tls.cert_pem;
+      from_secrets.key_pem = cfg.tls.key_pem;
+    }
+    if (auto m = etcd::load_tls(from_secrets); !m) {
+      base::Error e = std::move(m).error();
+      const bool ca = e.object.find(std::string(op::kSecretCa)) != std::string::npos;
+      const std::string& secret = ca || client_secret.empty() ? server_secret : client_secret;
+      e.kind = base::ErrorKind::Failed;
+      e.message = "key " + e.object.substr(e.object.rfind(' ') + 1) + ": " + e.message;
+      e.object = kube::resources::secrets.describe(ns, secret);
+      e.hint = "the operator's Secret must hold PEM (kubectl -n " + ns + " get secret " + secret + " -o yaml)";
+      return e;
     }
   }
   return {};
