@@ -98,7 +98,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
               (e->is_learner ? "learner" : "voter"));
     }
     if (auto it = pods.find(name); it != pods.end()) {
-      const json labels = base::object_at((*it->second), "/metadata/labels");
+      const json labels = base::object_at(*it->second, "/metadata/labels");
       const bool labelled = base::string_at(labels, "/" + base::pointer_token(op::kLabelRole)) == op::kRoleVoter;
       if (labelled != is_voter) {
         add(finding::kRoleLabelMismatch, Severity::Error, name, e->id,

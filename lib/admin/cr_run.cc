@@ -15,7 +15,7 @@ using json = nlohmann::json;
 
 std::pair<std::string, std::string> last_condition(const json& cr) {
   std::pair<std::string, std::string> out;
-  for (const auto& c : base::array_at(base::object_at(cr, "/status"), "/conditions")) {
+  for (const auto& c : base::array_at(cr, "/status/conditions")) {
     out = {base::string_at(c, "/reason"), base::string_at(c, "/message")};
   }
   return out;
@@ -79,7 +79,7 @@ class Follow {
     }
     gone_ = false;
     last_ = *o;
-    const std::string phase = base::string_at(base::object_at(last_, "/status"), "/phase");
+    const std::string phase = base::string_at(last_, "/status/phase");
     if (phase != phase_ && !phase.empty()) say(kind_ + " phase: " + phase);
     phase_ = phase;
   }
@@ -128,7 +128,7 @@ base::Result<json> run_cr(kube::Client& kube, const Target& t, const CrRun& run,
     // delete fails with a conflict and the wait goes on.
     kube::DeleteOptions o;
     if (f.last().is_object()) {
-      o.precondition_resource_version = base::string_at(base::object_at(f.last(), "/metadata"), "/resourceVersion");
+      o.precondition_resource_version = base::string_at(f.last(), "/metadata/resourceVersion");
     }
     auto removed = kube.remove(*run.resource, t.ns, name, o);
     if (removed || kube::is_not_found(removed.error())) {

@@ -52,7 +52,7 @@ base::Result<json> defrag_cr(const Target& t, const DefragCrRequest& r, std::chr
 
 std::vector<DefragRow> defrag_cr_rows(const json& cr) {
   std::vector<DefragRow> rows;
-  for (const auto& m : base::array_at(base::object_at(cr, "/status"), "/members")) {
+  for (const auto& m : base::array_at(cr, "/status/members")) {
     DefragRow row;
     row.name = base::string_at(m, "/name");
     row.role = base::string_at(m, "/role");
@@ -81,7 +81,7 @@ base::Result<std::vector<DefragRow>> defrag_via_cr(kube::Client& kube, const Tar
   run.timeout = r.timeout;
   auto done = run_cr(kube, t, run, progress);
   if (!done) return std::move(done).error();
-  if (base::string_at(base::object_at(*done, "/status"), "/phase") == "Failed") {
+  if (base::string_at(*done, "/status/phase") == "Failed") {
     auto [reason, message] = last_condition(*done);
     return base::make_error(base::ErrorKind::Failed, "the defragmentation failed: " + reason + ": " + message,
                            op::resources::etcddefrags.describe(t.ns, name));

@@ -178,7 +178,7 @@ ojson snapshot_row(const json& cr) {
   const json st = base::object_at(cr, "/status");
   const json art = base::object_at(st, "/artifact");
   j["name"] = base::string_at(cr, "/metadata/name");
-  j["cluster"] = base::string_at(base::object_at(base::object_at(cr, "/spec"), "/clusterRef"), "/name");
+  j["cluster"] = base::string_at(cr, "/spec/clusterRef/name");
   j["phase"] = base::string_at(st, "/phase");
   j["size"] = art.contains("sizeBytes") ? ojson(art["sizeBytes"]) : ojson();
   j["uri"] = base::string_at(art, "/uri");

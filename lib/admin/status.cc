@@ -244,7 +244,7 @@ base::Result<MemberListReport> member_list(Session& s, bool probe) {
   };
   for (const auto& e : list->members) {
     const json* cr = cr_of.count(e.id) ? cr_of[e.id] : nullptr;
-    std::string name = cr ? base::string_at((*cr), "/metadata/name") : e.name;
+    std::string name = cr ? base::string_at(*cr, "/metadata/name") : e.name;
     ojson row;
     row["name"] = name;
     row["id"] = etcd::format_member_id(e.id);
@@ -260,9 +260,9 @@ base::Result<MemberListReport> member_list(Session& s, bool probe) {
     r.members.push_back(std::move(row));
   }
   for (const json* m : unmatched) {
-    std::string name = base::string_at((*m), "/metadata/name");
+    std::string name = base::string_at(*m, "/metadata/name");
     std::uint64_t id = 0;
-    if (auto p = etcd::parse_member_id(base::string_at(base::object_at(*m, "/status"), "/memberID"))) id = *p;
+    if (auto p = etcd::parse_member_id(base::string_at(*m, "/status/memberID"))) id = *p;
     ojson row;
     row["name"] = name;
     row["id"] = id_text(id);

@@ -318,7 +318,7 @@ base::Result<Target> resolve(const TargetOptions& o, kube::Client* kube) {
   if (t.cluster.empty()) {
     auto pod = kube->get(kube::resources::pods, o.ns, o.pod);
     if (!pod) return std::move(pod).error();
-    t.cluster = base::string_at(base::object_at((*pod), "/metadata/labels"), "/" + base::pointer_token(op::kLabelCluster));
+    t.cluster = base::string_at(*pod, "/metadata/labels/" + base::pointer_token(op::kLabelCluster));
     if (t.cluster.empty()) {
       return base::make_error(base::ErrorKind::NotFound, "the pod carries no " + std::string(op::kLabelCluster) + " label",
                              kube::resources::pods.describe(o.ns, o.pod), "name the cluster with -c");

@@ -80,7 +80,7 @@ base::Result<std::vector<Candidate>> lookup_values(ValueKind kind, const Complet
     if (name.empty() || !name.starts_with(prefix)) continue;
     std::string desc;
     if (kind == ValueKind::Member || kind == ValueKind::Pod) {
-      desc = base::string_at(base::object_at(item, "/metadata/labels"), "/" + base::pointer_token(op::kLabelCluster));
+      desc = base::string_at(item, "/metadata/labels/" + base::pointer_token(op::kLabelCluster));
       if (!desc.empty()) desc = "member of " + desc;
     } else if (kind == ValueKind::Cluster || kind == ValueKind::Snapshot) {
       desc = "in " + ns;

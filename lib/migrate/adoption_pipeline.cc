@@ -462,7 +462,7 @@ base::Result<bool> Pipeline::set_service_owners(const std::string& name, const j
       return std::move(svc).error();
     }
     json refs = owners(*svc);
-    if (base::array_at((*svc), "/metadata/ownerReferences") == refs) return false;
+    if (base::array_at(*svc, "/metadata/ownerReferences") == refs) return false;
     json updated = *svc;
     updated["metadata"]["ownerReferences"] = refs;
     auto r = k_.replace(kube::resources::services, p_.ns, updated);
