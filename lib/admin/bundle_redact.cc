@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/json_at.h"
 #include "base/text.h"
 #include "kube/base64.h"
 
@@ -98,7 +99,7 @@ std::vector<std::string> secret_values(const json& items) {
 }
 
 json redact(json object, const std::vector<std::string>& values) {
-  if (object.is_object() && object.value("kind", "") == "Secret") return secret_summary(object);
+  if (object.is_object() && base::string_at(object, "/kind") == "Secret") return secret_summary(object);
   if (auto it = object.find("metadata"); it != object.end() && it->is_object()) {
     it->erase("managedFields");
     if (auto a = it->find("annotations"); a != it->end() && a->is_object()) {

@@ -77,7 +77,7 @@ base::Result<CertsReport> certificate_report(kube::Client& kube, const CertsRequ
     lo.label_selector = std::string(op::kLabelCluster) + "=" + r.cluster;
     auto members = kube.list_all(op::resources::etcdmembers, r.ns, lo);
     if (!members) return std::move(members).error();
-    out.hosts = native_hosts(r.cluster, r.ns, (*members)["items"]);
+    out.hosts = native_hosts(r.cluster, r.ns, base::array_at(*members, "/items"));
     kube::ReadOnce secrets(kube, kube::resources::secrets, r.ns);
     auto found = judge_all(secrets, r.ns, r.cluster, cluster_cert_sources(*cluster), out.hosts, r.now);
     if (!found) return std::move(found).error();
@@ -98,9 +98,9 @@ base::Result<CertsReport> certificate_report(kube::Client& kube, const CertsRequ
   lo.label_selector = op::legacy_selector(r.cluster);
   auto pods = kube.list_all(kube::resources::pods, r.ns, lo);
   if (!pods) return std::move(pods).error();
-  out.hosts = legacy_hosts(legacy, (*pods)["items"]);
+  out.hosts = legacy_hosts(legacy, base::array_at(*pods, "/items"));
   kube::ReadOnce secrets(kube, kube::resources::secrets, r.ns);
-  auto found = judge_legacy_certificates(secrets, legacy, (*pods)["items"], r.now);
+  auto found = judge_legacy_certificates(secrets, legacy, base::array_at(*pods, "/items"), r.now);
   if (!found) return std::move(found).error();
   out.certificates = std::move(found.value());
   return out;

@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string name_of(const json& o) { return o.contains("metadata") ? o["metadata"].value("name", "") : ""; }
+std::string name_of(const json& o) { return o.contains("metadata") ? base::string_at(o, "/metadata/name") : ""; }
 
 std::optional<long long> integer(const json& o, const json::json_pointer& p) {
   if (!o.contains(p) || !o.at(p).is_number_integer()) return std::nullopt;
@@ -54,12 +54,12 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   std::map<std::uint64_t, std::string> member_of;  // etcd member -> its EtcdMember
   for (const auto& m : in.members) {
     const std::string name = name_of(m);
-    const bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
-    const bool pending = !m.contains("spec") || m["spec"].value("initialCluster", "").empty();
+    const bool terminating = base::find_at(m, "/metadata/deletionTimestamp") != nullptr;
+    const bool pending = !m.contains("spec") || base::string_at(m, "/spec/initialCluster").empty();
     const bool dormant = base::bool_at(m, "/spec/dormant");
-    const json status = m.value("status", json::object());
+    const json status = base::object_at(m, "/status");
     std::uint64_t stored = 0;
-    if (auto id = status.value("memberID", ""); !id.empty()) {
+    if (auto id = base::string_at(status, "/memberID"); !id.empty()) {
       if (auto p = etcd::parse_member_id(id)) stored = *p;
     }
     const etcd::Member* e = match_member(in.cluster, m, in.etcd.members);
@@ -98,8 +98,8 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
               (e->is_learner ? "learner" : "voter"));
     }
     if (auto it = pods.find(name); it != pods.end()) {
-      const json labels = (*it->second)["metadata"].value("labels", json::object());
-      const bool labelled = labels.value(std::string(op::kLabelRole), "") == op::kRoleVoter;
+      const json labels = base::object_at(*it->second, "/metadata/labels");
+      const bool labelled = base::string_at(labels, "/" + base::pointer_token(op::kLabelRole)) == op::kRoleVoter;
       if (labelled != is_voter) {
         add(finding::kRoleLabelMismatch, Severity::Error, name, e->id,
             std::string("pod ") + (labelled ? "carries" : "lacks") + " the role label while status.isVoter is " +
@@ -140,10 +140,10 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
 
   // Pods rendered by hand (break-glass add).
   for (const auto& p : in.pods) {
-    const json anns = p["metadata"].value("annotations", json::object());
+    const json anns = base::object_at(p, "/metadata/annotations");
     if (anns.contains(std::string(op::kAnnRenderedBy))) {
       add(finding::kHandRenderedPod, Severity::Error, name_of(p), 0,
-          "pod was rendered by " + anns.value(std::string(op::kAnnRenderedBy), std::string()) +
+          "pod was rendered by " + base::string_at(anns, "/" + base::pointer_token(op::kAnnRenderedBy)) +
               "; `member roll` lets the operator recreate it");
     }
   }
@@ -154,19 +154,18 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   long long running = 0;
   std::string not_ready;
   for (const auto& m : in.members) {
-    bool terminating = m.contains("metadata") && m["metadata"].contains("deletionTimestamp");
+    bool terminating = base::find_at(m, "/metadata/deletionTimestamp") != nullptr;
     if (terminating || base::bool_at(m, "/spec/dormant")) continue;
     ++running;
     bool ready = false;
-    for (const auto& c : m.value("/status/conditions"_json_pointer, json::array())) {
-      ready = ready || (c.value("type", "") == "Ready" && c.value("status", "") == "True");
+    for (const auto& c : base::array_at(m, "/status/conditions")) {
+      ready = ready || (base::string_at(c, "/type") == "Ready" && base::string_at(c, "/status") == "True");
     }
     if (!ready) not_ready += (not_ready.empty() ? "" : ", ") + name_of(m);
   }
   const long long want = spec.value_or(3);
   if (want != observed.value_or(want) || running != observed.value_or(want)) {
-    const bool deadline_set = in.cluster.contains("/status/progressDeadline"_json_pointer) &&
-                              !in.cluster["status"]["progressDeadline"].is_null();
+    const bool deadline_set = base::find_at(in.cluster, "/status/progressDeadline") != nullptr;
     // The operator takes a new spec up only once its current target is
     // reached, every running member Ready, and says nothing while it waits
     // (Progressing stays False/Reconciled): a member that is not Ready holds
@@ -185,14 +184,14 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
   // The terminal DeadlineExceeded state (docs/break-glass-design.md#progress-deadline).
   bool deadline = false;
   if (in.cluster.contains("/status/conditions"_json_pointer)) {
-    for (const auto& c : in.cluster["status"]["conditions"]) {
-      deadline = deadline || (c.value("reason", "") == "DeadlineExceeded" && c.value("status", "") == "False");
+    for (const auto& c : base::array_at(in.cluster, "/status/conditions")) {
+      deadline = deadline || (base::string_at(c, "/reason") == "DeadlineExceeded" && base::string_at(c, "/status") == "False");
     }
   }
-  if (!deadline && in.cluster.contains("/status/progressDeadline"_json_pointer)) {
-    const auto& v = in.cluster["status"]["progressDeadline"];
-    if (v.is_string()) {
-      auto t = base::parse_rfc3339_seconds(v.get<std::string>());
+  if (!deadline && base::find_at(in.cluster, "/status/progressDeadline") != nullptr) {
+    const std::string v = base::string_at(in.cluster, "/status/progressDeadline");
+    if (!v.empty()) {
+      auto t = base::parse_rfc3339_seconds(v);
       deadline = t && *t < std::chrono::system_clock::to_time_t(in.now);
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_at.h"
 #include "kube/client.h"
 #include "kube/status_error.h"
 #include "output/render.h"
@@ -14,8 +15,8 @@ using json = nlohmann::json;
 
 std::pair<std::string, std::string> last_condition(const json& cr) {
   std::pair<std::string, std::string> out;
-  for (const auto& c : cr.value("status", json::object()).value("conditions", json::array())) {
-    out = {c.value("reason", ""), c.value("message", "")};
+  for (const auto& c : base::array_at(cr, "/status/conditions")) {
+    out = {base::string_at(c, "/reason"), base::string_at(c, "/message")};
   }
   return out;
 }
@@ -34,8 +35,8 @@ class Follow {
  public:
   Follow(kube::Client& kube, const Target& t, const CrRun& run, const PhaseProgress& progress)
       : kube_(kube), t_(t), run_(run), progress_(progress), start_(Clock::now()),
-        name_(run.object["metadata"]["name"].get<std::string>()),
-        kind_(run.object.value("kind", std::string("object"))) {}
+        name_(base::string_at(run.object, "/metadata/name")),
+        kind_(base::string_at(run.object, "/kind").empty() ? "object" : base::string_at(run.object, "/kind")) {}
 
   // Waits until `enough()` holds or `until` passes (false then).
   base::Result<bool> wait(Clock::time_point until, const std::function<bool()>& enough,
@@ -61,7 +62,7 @@ class Follow {
   }
 
   bool gone() const { return gone_; }
-  bool written() const { return last_.contains("status") && last_["status"].is_object() && !last_["status"].empty(); }
+  bool written() const { return !base::object_at(last_, "/status").empty(); }
   bool terminal() const { return phase_ == "Complete" || phase_ == "Failed"; }
   const std::string& phase() const { return phase_; }
   const json& last() const { return last_; }
@@ -78,7 +79,7 @@ class Follow {
     }
     gone_ = false;
     last_ = *o;
-    const std::string phase = last_.value("status", json::object()).value("phase", "");
+    const std::string phase = base::string_at(last_, "/status/phase");
     if (phase != phase_ && !phase.empty()) say(kind_ + " phase: " + phase);
     phase_ = phase;
   }
@@ -96,16 +97,13 @@ class Follow {
 }  // namespace
 
 base::Result<json> run_cr(kube::Client& kube, const Target& t, const CrRun& run, const PhaseProgress& progress) {
-  const std::string name = run.object["metadata"]["name"];
+  const std::string name = base::string_at(run.object, "/metadata/name");
   const std::string what = run.resource->describe(t.ns, name);
   if (t.operator_state && !t.operator_state->active) {
     return base::make_error(base::ErrorKind::Refused, "the operator does not run: " + t.operator_state->reason, what,
                            run.nothing_would + "; " + run.instead);
   }
-  const auto& observed = t.cluster_object.contains("/status/observed/replicas"_json_pointer)
-                             ? t.cluster_object["status"]["observed"]["replicas"]
-                             : json();
-  if (observed.is_number_integer() && observed.get<long long>() == 0) {
+  if (base::int_at(t.cluster_object, "/status/observed/replicas", -1) == 0) {
     return base::make_error(base::ErrorKind::Refused, "the cluster is paused (observed replicas 0)", what,
                            run.nothing_would + " until a member runs; " + run.instead);
   }
@@ -130,7 +128,7 @@ base::Result<json> run_cr(kube::Client& kube, const Target& t, const CrRun& run,
     // delete fails with a conflict and the wait goes on.
     kube::DeleteOptions o;
     if (f.last().is_object()) {
-      o.precondition_resource_version = f.last().value("metadata", json::object()).value("resourceVersion", "");
+      o.precondition_resource_version = base::string_at(f.last(), "/metadata/resourceVersion");
     }
     auto removed = kube.remove(*run.resource, t.ns, name, o);
     if (removed || kube::is_not_found(removed.error())) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "base/json_at.h"
 #include "operator/names.h"
 #include "operator/quantity.h"
 #include "operator/resources.h"
@@ -51,12 +52,12 @@ base::Result<json> defrag_cr(const Target& t, const DefragCrRequest& r, std::chr
 
 std::vector<DefragRow> defrag_cr_rows(const json& cr) {
   std::vector<DefragRow> rows;
-  for (const auto& m : cr.value("status", json::object()).value("members", json::array())) {
+  for (const auto& m : base::array_at(cr, "/status/members")) {
     DefragRow row;
-    row.name = m.value("name", "");
-    row.role = m.value("role", "");
-    row.outcome = m.value("outcome", "");
-    row.reason = m.value("reason", "");
+    row.name = base::string_at(m, "/name");
+    row.role = base::string_at(m, "/role");
+    row.outcome = base::string_at(m, "/outcome");
+    row.reason = base::string_at(m, "/reason");
     if (m.contains("dbSizeBefore") && m["dbSizeBefore"].is_number_integer()) row.before = m["dbSizeBefore"].get<std::int64_t>();
     if (m.contains("dbSizeAfter") && m["dbSizeAfter"].is_number_integer()) row.after = m["dbSizeAfter"].get<std::int64_t>();
     rows.push_back(std::move(row));
@@ -71,7 +72,7 @@ base::Result<std::vector<DefragRow>> defrag_via_cr(kube::Client& kube, const Tar
   CrRun run;
   run.resource = &op::resources::etcddefrags;
   run.object = std::move(*obj);
-  const std::string name = run.object["metadata"]["name"];
+  const std::string name = base::string_at(run.object, "/metadata/name");
   run.nothing_would = "nothing would ever run the defragmentation";
   run.instead = "run `kubectl etcd defrag` without --via-cr";
   run.follow = "`kubectl get etcddefrags.etcd-operator.cozystack.io " + name + " -n " + t.ns + "`";
@@ -80,7 +81,7 @@ base::Result<std::vector<DefragRow>> defrag_via_cr(kube::Client& kube, const Tar
   run.timeout = r.timeout;
   auto done = run_cr(kube, t, run, progress);
   if (!done) return std::move(done).error();
-  if (done->value("status", json::object()).value("phase", "") == "Failed") {
+  if (base::string_at(*done, "/status/phase") == "Failed") {
     auto [reason, message] = last_condition(*done);
     return base::make_error(base::ErrorKind::Failed, "the defragmentation failed: " + reason + ": " + message,
                            op::resources::etcddefrags.describe(t.ns, name));

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/json_at.h"
 #include "etcd/fanout.h"
 #include "etcd/member_id.h"
 
@@ -175,7 +176,7 @@ base::Result<DisarmReport> alarm_disarm(Session& s, const DisarmRequest& r) {
       auto quota = ms.status->db_size_quota;
       if (quota == 0 && s.target.cluster_object.is_object()) {
         const auto& c = s.target.cluster_object;
-        if (c.contains("/spec/options/quotaBackendBytes"_json_pointer)) quota = c["spec"]["options"]["quotaBackendBytes"];
+        quota = base::int_at(c, "/spec/options/quotaBackendBytes", quota);
       }
       if (quota > 0 && ms.status->db_size >= quota) {
         out.warnings.push_back("member " + Session::label(*ms.member) + " still holds a db of " +

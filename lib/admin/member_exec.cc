@@ -47,7 +47,7 @@ base::Result<json> cluster_items(KubeCalls& kube, const kube::Resource& r, const
   lo.label_selector = std::string(op::kLabelCluster) + "=" + c;
   auto l = kube.list_all(r, ns, lo);
   if (!l) return std::move(l).error();
-  return std::move((*l)["items"]);
+  return base::array_at(*l, "/items");
 }
 
 base::Result<ExecReport> Runner::run() {
@@ -129,7 +129,7 @@ base::Result<Answer> release_finalizer(KubeCalls& kube, EtcdCalls& etcd, const s
   if (!m) return std::move(m).error();
   json fins = json::array();
   bool had = false;
-  for (const auto& f : m->value("/metadata/finalizers"_json_pointer, json::array())) {
+  for (const auto& f : base::array_at(*m, "/metadata/finalizers")) {
     if (f == std::string(op::kMemberFinalizer)) had = true;
     else fins.push_back(f);
   }

@@ -52,7 +52,7 @@ base::Result<Answer> Runner::grow() {
   auto cl = cluster();
   if (!cl) return std::move(cl).error();
   const long long want = plan_.replicas + 1;
-  long long spec = cl->value("/spec/replicas"_json_pointer, 3LL);
+  long long spec = base::int_at(*cl, "/spec/replicas", 3);
   bool wrote = false;
   if (spec != want) {
     auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
@@ -61,7 +61,7 @@ base::Result<Answer> Runner::grow() {
     cl = std::move(r);
     wrote = true;
   }
-  if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
+  if (base::int_at(*cl, "/status/observed/replicas") != want) {
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
@@ -169,7 +169,8 @@ base::Result<Answer> Runner::record() {
                                   "=" + adding()}};
   bool same = true;
   for (const auto& [k, v] : status.items()) {
-    if (!m->contains("status") || !(*m)["status"].contains(k) || (*m)["status"][k] != v) same = false;
+    const json* have = base::find_at(*m, "/status/" + base::pointer_token(k));
+    if (have == nullptr || *have != v) same = false;
   }
   if (same) return Answer::already("already recorded");
   kube::PatchOptions po;
@@ -264,7 +265,7 @@ base::Result<Answer> Runner::mark_voter() {
   if (!m) return std::move(m).error();
   std::string detail = "isVoter already true";
   bool wrote = false;
-  if (!m->value("/status/isVoter"_json_pointer, false) || base::string_at(*m, "/status/memberID").empty()) {
+  if (!base::bool_at(*m, "/status/isVoter") || base::string_at(*m, "/status/memberID").empty()) {
     kube::PatchOptions po;
     po.subresource = "status";
     auto r = kube_.patch(op::resources::etcdmembers, ns_, promoting(), kube::PatchType::Merge,
@@ -296,13 +297,14 @@ base::Result<Answer> Runner::pdb() {
   if (!ms) return std::move(ms).error();
   long long voters = 0;
   for (const auto& m : *ms) {
-    if (!m.contains("/metadata/deletionTimestamp"_json_pointer) && !m.value("/spec/dormant"_json_pointer, false) &&
-        m.value("/status/isVoter"_json_pointer, false)) {
+    if (base::find_at(m, "/metadata/deletionTimestamp") == nullptr && !base::bool_at(m, "/spec/dormant") &&
+        base::bool_at(m, "/status/isVoter")) {
       ++voters;
     }
   }
-  long long want = pdb_min_available(voters, cl->value("/status/observed/replicas"_json_pointer, 0LL));
-  if (p->value("/spec/minAvailable"_json_pointer, json()) == json(want) && !p->contains("/spec/maxUnavailable"_json_pointer)) {
+  long long want = pdb_min_available(voters, base::int_at(*cl, "/status/observed/replicas"));
+  const json* min_available = base::find_at(*p, "/spec/minAvailable");
+  if (min_available != nullptr && *min_available == json(want) && base::find_at(*p, "/spec/maxUnavailable") == nullptr) {
     return Answer::already("minAvailable " + std::to_string(want));
   }
   auto r = kube_.patch(kube::resources::poddisruptionbudgets, ns_, c_, kube::PatchType::Merge,

@@ -218,7 +218,7 @@ base::Result<Answer> Runner::count() {
   const bool set_ready = plan_.was_ready && base::int_at(*cl, "/status/readyMembers", 0) != ready;
   if (req_.scale_down) {
     const long long want = plan_.replicas - 1;
-    if (cl->value("/spec/replicas"_json_pointer, 3LL) != want) {
+    if (base::int_at(*cl, "/spec/replicas", 3) != want) {
       auto r = kube_.patch(op::resources::etcdclusters, ns_, c_, kube::PatchType::Merge,
                            guarded(*cl, {{"spec", {{"replicas", want}}}}));
       if (!r) return std::move(r).error();
@@ -226,7 +226,7 @@ base::Result<Answer> Runner::count() {
       wrote = true;
     }
     json status = json::object();
-    if (cl->value("/status/observed/replicas"_json_pointer, 0LL) != want) {
+    if (base::int_at(*cl, "/status/observed/replicas") != want) {
       status["observed"] = {{"replicas", want}};
       status["progressDeadline"] = nullptr;
     }

@@ -28,7 +28,7 @@ std::uint64_t stored_id(const json& member) {
 }
 
 bool has_member_finalizer(const json& member) {
-  for (const auto& f : member.value("/metadata/finalizers"_json_pointer, json::array())) {
+  for (const auto& f : base::array_at(member, "/metadata/finalizers")) {
     if (f == std::string(op::kMemberFinalizer)) return true;
   }
   return false;

@@ -24,9 +24,8 @@ namespace {
 
 bool pending(const json& o) { return !deleting(o) && awaiting_initial_cluster(o); }
 bool has_condition(const json& o, const std::string& type) {
-  if (!o.contains("/status/conditions"_json_pointer)) return false;
-  for (const auto& c : o["status"]["conditions"]) {
-    if (c.value("type", "") == type) return c.value("status", "") == "True";
+  for (const auto& c : base::array_at(o, "/status/conditions")) {
+    if (base::string_at(c, "/type") == type) return base::string_at(c, "/status") == "True";
   }
   return false;
 }

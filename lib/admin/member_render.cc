@@ -64,7 +64,7 @@ json strip_reserved(const json& m) {
 
 json new_member(const json& cluster) {
   const std::string c = name_of(cluster);
-  const json observed = cluster.contains("/status/observed"_json_pointer) ? cluster["status"]["observed"] : json::object();
+  const json& observed = base::object_at(cluster, "/status/observed");
   json labels = json(op::cluster_labels(c));
   json meta_labels = strip_reserved(observed.contains("/additionalMetadata/labels"_json_pointer)
                                         ? observed["additionalMetadata"]["labels"] : json::object());
@@ -91,8 +91,8 @@ json new_member(const json& cluster) {
     if (observed.contains(k) && !observed[k].is_null()) spec[k] = observed[k];
   }
   json tls = json::object();
-  if (cluster.contains("/spec/tls/client"_json_pointer)) {
-    const json& client = cluster["spec"]["tls"]["client"];
+  if (base::find_at(cluster, "/spec/tls/client") != nullptr) {
+    const json& client = base::object_at(cluster, "/spec/tls/client");
     auto server = base::string_at(client, "/serverSecretRef/name");
     tls["clientServerSecretRef"] = {{"name", server.empty() ? op::cert_manager_server_secret(c) : server}};
     bool mtls = client.contains("operatorClientSecretRef") ||
@@ -111,13 +111,13 @@ json new_member(const json& cluster) {
 }
 
 std::string image_repository(const json& deployment, const json& pods) {
-  if (deployment.is_object() && deployment.contains("/spec/template/spec/containers"_json_pointer)) {
-    for (const auto& c : deployment["spec"]["template"]["spec"]["containers"]) {
-      for (const auto& e : c.value("env", json::array())) {
-        if (e.value("name", "") == "ETCD_IMAGE_REPOSITORY" && !e.value("value", "").empty()) return e["value"];
+  {
+    for (const auto& c : base::array_at(deployment, "/spec/template/spec/containers")) {
+      for (const auto& e : base::array_at(c, "/env")) {
+        if (base::string_at(e, "/name") == "ETCD_IMAGE_REPOSITORY" && !base::string_at(e, "/value").empty()) return base::string_at(e, "/value");
       }
       for (const char* key : {"args", "command"}) {
-        for (const auto& a : c.value(key, json::array())) {
+        for (const auto& a : base::array_at(c, "/" + base::pointer_token(key))) {
           std::string s = a.is_string() ? a.get<std::string>() : "";
           const std::string flag = "--etcd-image-repository=";
           if (s.rfind(flag, 0) == 0 && s.size() > flag.size()) return s.substr(flag.size());
@@ -126,8 +126,8 @@ std::string image_repository(const json& deployment, const json& pods) {
     }
   }
   for (const auto& p : pods) {
-    if (!p.contains("/spec/containers/0/image"_json_pointer)) continue;
-    std::string image = p["spec"]["containers"][0]["image"];
+    std::string image = base::string_at(p, "/spec/containers/0/image");
+    if (image.empty()) continue;
     auto at = image.find('@');
     if (at != std::string::npos) image = image.substr(0, at);
     auto colon = image.rfind(':');
@@ -159,8 +159,8 @@ json merged_labels(const json& base, const json& spec) {
 
 json render_pvc(const json& member) {
   const std::string m = name_of(member);
-  const json& spec = member["spec"];
-  const std::string c = spec.value("clusterName", "");
+  const json& spec = base::object_at(member, "/spec");
+  const std::string c = base::string_at(spec, "/clusterName");
   json pvc = {{"apiVersion", "v1"},
               {"kind", "PersistentVolumeClaim"},
               {"metadata",
@@ -183,8 +183,8 @@ json render_pvc(const json& member) {
 json render_pod(const json& cluster, const json& member, const std::string& repo, const std::string& rendered_by) {
   const std::string m = name_of(member);
   const std::string ns = base::string_at(member, "/metadata/namespace");
-  const json& spec = member["spec"];
-  const std::string c = spec.value("clusterName", "");
+  const json& spec = base::object_at(member, "/spec");
+  const std::string c = base::string_at(spec, "/clusterName");
   std::string svc = op::annotation(member, op::kAnnHeadlessServiceName);
   if (svc.empty()) svc = c;
   const bool client_tls = spec.contains("/tls/clientServerSecretRef/name"_json_pointer);
@@ -206,13 +206,13 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
                           "--listen-client-urls=" + cs + "://0.0.0.0:2379",
                           "--advertise-client-urls=" + cs + "://" + dns + ":2379",
                           "--initial-advertise-peer-urls=" + ps + "://" + dns + ":2380",
-                          "--initial-cluster=" + spec.value("initialCluster", ""),
-                          "--initial-cluster-token=" + spec.value("clusterToken", ""),
+                          "--initial-cluster=" + base::string_at(spec, "/initialCluster"),
+                          "--initial-cluster-token=" + base::string_at(spec, "/clusterToken"),
                           "--initial-cluster-state=existing", "--listen-metrics-urls=http://0.0.0.0:2381"});
   if (spec.contains("options")) {
     const json& o = spec["options"];
     if (o.contains("quotaBackendBytes")) cmd.push_back("--quota-backend-bytes=" + o["quotaBackendBytes"].dump());
-    if (o.contains("autoCompactionMode")) cmd.push_back("--auto-compaction-mode=" + o.value("autoCompactionMode", ""));
+    if (o.contains("autoCompactionMode")) cmd.push_back("--auto-compaction-mode=" + base::string_at(o, "/autoCompactionMode"));
     if (o.contains("autoCompactionRetention")) {
       const json& r = o["autoCompactionRetention"];
       cmd.push_back("--auto-compaction-retention=" + (r.is_string() ? r.get<std::string>() : r.dump()));
@@ -247,11 +247,11 @@ json render_pod(const json& cluster, const json& member, const std::string& repo
   } else if (peer_auto) {
     cmd.push_back("--peer-auto-tls");
   }
-  json resources = spec.value("resources", json::object());
+  json resources = base::object_at(spec, "/resources");
   if (resources.empty()) resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}};
   json container = {
       {"name", "etcd"},
-      {"image", repo + ":v" + spec.value("version", "")},
+      {"image", repo + ":v" + base::string_at(spec, "/version")},
       {"command", cmd},
       {"securityContext", {{"allowPrivilegeEscalation", false}, {"capabilities", {{"drop", json::array({"ALL"})}}}}},
       {"ports", json::array({{{"name", "client"}, {"containerPort", 2379}},

@@ -17,10 +17,10 @@ namespace {
 
 // The status of condition `type`, or "" when absent.
 std::string condition(const json& o, const std::string& type, std::string* reason = nullptr) {
-  for (const auto& c : o.value("/status/conditions"_json_pointer, json::array())) {
-    if (c.value("type", "") != type) continue;
-    if (reason != nullptr) *reason = c.value("reason", "");
-    return c.value("status", "");
+  for (const auto& c : base::array_at(o, "/status/conditions")) {
+    if (base::string_at(c, "/type") != type) continue;
+    if (reason != nullptr) *reason = base::string_at(c, "/reason");
+    return base::string_at(c, "/status");
   }
   return {};
 }
@@ -69,7 +69,7 @@ WaitVerdict judge_settled(const LiveState& s, long long want, const std::vector<
       if (auto it = s.dial_errors.find(id); it != s.dial_errors.end()) w.cause = it->second;
       return w;
     }
-    if (!m->value("/status/isVoter"_json_pointer, false)) return waiting("EtcdMember " + name + " is not marked a voter yet");
+    if (!base::bool_at(*m, "/status/isVoter")) return waiting("EtcdMember " + name + " is not marked a voter yet");
     const json* pod = s.pod(name);
     if (pod == nullptr || op::label(*pod, op::kLabelRole) != op::kRoleVoter) {
       return waiting("the Pod of " + name + " does not carry the voter label yet");

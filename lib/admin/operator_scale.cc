@@ -6,6 +6,7 @@
 #include "admin/kube_util.h"
 #include "admin/member_exec.h"
 #include "admin/operator_state.h"
+#include "base/json_at.h"
 #include "kube/client.h"
 #include "operator/meta.h"
 #include "operator/names.h"
@@ -30,8 +31,8 @@ base::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
   auto d = kube.get(kube::resources::deployments, ns, name);
   if (!d) return std::move(d).error();
   const std::string ann = std::string(op::kAnnReplicasBeforeBreakGlass);
-  json anns = d->value("/metadata/annotations"_json_pointer, json::object());
-  long long replicas = d->value("/spec/replicas"_json_pointer, 1LL);
+  json anns = base::object_at(*d, "/metadata/annotations");
+  long long replicas = base::int_at(*d, "/spec/replicas", 1);
   json patch = {{"spec", {{"replicas", 0}}}};
   if (!anns.contains(ann)) patch["metadata"]["annotations"][ann] = std::to_string(replicas);
   auto r = kube.patch(kube::resources::deployments, ns, name, kube::PatchType::Merge, guarded(*d, patch));
@@ -42,14 +43,14 @@ base::Status stop_operator(MemberEnv& env, std::chrono::milliseconds timeout,
     bool pods_left = false;
     kube::ListOptions lo;
     std::string sel;
-    const json labels = d->value("/spec/selector/matchLabels"_json_pointer, json::object());
+    const json labels = base::object_at(*d, "/spec/selector/matchLabels");
     for (const auto& [k, v] : labels.items()) {
-      sel += (sel.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+      sel += (sel.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
     }
     lo.label_selector = sel;
     if (!sel.empty()) {
       auto pods = kube.list(kube::resources::pods, ns, lo);
-      pods_left = pods && !(*pods)["items"].empty();
+      pods_left = pods && !base::array_at(*pods, "/items").empty();
     }
     if (!state.active && !pods_left) return {};
     if (Clock::now() > end) {

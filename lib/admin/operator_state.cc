@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "base/json_at.h"
 #include "base/rfc3339.h"
 #include "kube/client.h"
 #include "operator/names.h"
@@ -16,11 +17,9 @@ using json = nlohmann::json;
 
 // The namespaces the operator's container watches; empty = all.
 std::vector<std::string> watched(const json& deployment) {
-  const json containers = deployment.contains("/spec/template/spec/containers"_json_pointer)
-                              ? deployment["spec"]["template"]["spec"]["containers"]
-                              : json::array();
+  const json& containers = base::array_at(deployment, "/spec/template/spec/containers");
   for (const auto& c : containers) {
-    if (c.value("name", "") == op::kOperatorContainer) return op::watched_namespaces(c);
+    if (base::string_at(c, "/name") == op::kOperatorContainer) return op::watched_namespaces(c);
   }
   return {};
 }
@@ -32,9 +31,7 @@ OperatorState judge_operator(const json& lease, const json& deployment, const st
   OperatorState s;
   // Scaled to 0 is what a user did on purpose, and said before any other
   // cause: the namespace filter is moot while nothing runs.
-  const bool scaled_down = deployment.is_object() && deployment.contains("/spec/replicas"_json_pointer) &&
-                           deployment["spec"]["replicas"].is_number_integer() &&
-                           deployment["spec"]["replicas"].get<long long>() == 0;
+  const bool scaled_down = base::int_at(deployment, "/spec/replicas", -1) == 0;
   const std::string scaled_down_reason = "the operator is scaled down (its Deployment has spec.replicas 0)";
   if (deployment.is_object()) {
     if (!op::watches(watched(deployment), cluster_ns)) {
@@ -43,20 +40,16 @@ OperatorState judge_operator(const json& lease, const json& deployment, const st
                              : "the operator watches other namespaces only (" + std::string(op::kWatchNamespaceEnv) + ")";
       return s;
     }
-    if (deployment.contains("/status/readyReplicas"_json_pointer) &&
-        deployment["status"]["readyReplicas"].is_number_integer() &&
-        deployment["status"]["readyReplicas"].get<long long>() > 0) {
+    if (base::int_at(deployment, "/status/readyReplicas") > 0) {
       s.reason = "the operator Deployment has ready replicas";
       return s;
     }
   }
-  if (lease.is_object() && lease.contains("spec")) {
-    const json spec = lease["spec"];
-    const std::string holder = spec.value("holderIdentity", "");
-    auto renew = base::parse_rfc3339_seconds(spec.value("renewTime", ""));
-    long long duration = spec.contains("leaseDurationSeconds") && spec["leaseDurationSeconds"].is_number_integer()
-                             ? spec["leaseDurationSeconds"].get<long long>()
-                             : 0;
+  if (base::find_at(lease, "/spec") != nullptr) {
+    const json& spec = base::object_at(lease, "/spec");
+    const std::string holder = base::string_at(spec, "/holderIdentity");
+    auto renew = base::parse_rfc3339_seconds(base::string_at(spec, "/renewTime"));
+    long long duration = base::int_at(spec, "/leaseDurationSeconds");
     if (!holder.empty() && renew && *renew + duration + 5 > std::chrono::system_clock::to_time_t(now)) {
       s.reason = "the operator's leader Lease is held by " + holder;
       return s;

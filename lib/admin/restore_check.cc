@@ -141,7 +141,7 @@ base::Result<RestoreStepResult> server_dry_run(kube::Client& kube, const Restore
   auto existing = kube.get(op::resources::etcdclusters, r.ns, r.name);
   if (existing) {
     const auto* bootstrap = base::find_at(*existing, "/spec/bootstrap");
-    if (bootstrap == nullptr || *bootstrap != json(p.object["spec"]["bootstrap"])) {
+    if (bootstrap == nullptr || *bootstrap != base::object_at(p.object, "/spec/bootstrap")) {
       return base::make_error(base::ErrorKind::Refused, "already exists, not restored from " + p.source,
                               op::resources::etcdclusters.describe(r.ns, r.name), "choose another name");
     }

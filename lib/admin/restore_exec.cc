@@ -85,7 +85,9 @@ base::Result<base::StepAnswer> create_cluster(kube::Client& kube, const RestoreP
   const auto& r = plan.request;
   auto judge = [&](nlohmann::json existing) -> base::Result<base::StepAnswer> {
     const auto* bootstrap = base::find_at(existing, "/spec/bootstrap");
-    if (bootstrap == nullptr || *bootstrap != json(plan.object["spec"]["bootstrap"])) {
+    const json wanted = json(plan.object);
+    const auto* want = base::find_at(wanted, "/spec/bootstrap");
+    if (bootstrap == nullptr || want == nullptr || *bootstrap != *want) {
       return base::make_error(base::ErrorKind::Refused, "already exists, not restored from " + plan.source,
                               op::resources::etcdclusters.describe(r.ns, r.name), "choose another name");
     }
@@ -166,7 +168,7 @@ nlohmann::ordered_json restore_report_document(const RestorePlan& plan, const Re
           {"namespace", plan.request.ns},
           {"source", plan.source},
           {"steps", steps},
-          {"uid", report.object.is_object() ? report.object["metadata"].value("uid", std::string()) : std::string()}};
+          {"uid", base::string_at(report.object, "/metadata/uid")}};
 }
 
 }  // namespace admin

@@ -10,6 +10,7 @@
 
 #include "admin/maintenance.h"
 #include "backup/file_sink.h"
+#include "base/json_at.h"
 #include "base/output_path.h"
 #include "base/sha256.h"
 #include "etcd/member_id.h"
@@ -174,18 +175,18 @@ output::View snapshot_file_view() {
 
 ojson snapshot_row(const json& cr) {
   ojson j;
-  const json st = cr.value("status", json::object());
-  const json art = st.value("artifact", json::object());
-  j["name"] = cr["metadata"].value("name", "");
-  j["cluster"] = cr.value("spec", json::object()).value("clusterRef", json::object()).value("name", "");
-  j["phase"] = st.value("phase", "");
+  const json st = base::object_at(cr, "/status");
+  const json art = base::object_at(st, "/artifact");
+  j["name"] = base::string_at(cr, "/metadata/name");
+  j["cluster"] = base::string_at(cr, "/spec/clusterRef/name");
+  j["phase"] = base::string_at(st, "/phase");
   j["size"] = art.contains("sizeBytes") ? ojson(art["sizeBytes"]) : ojson();
-  j["uri"] = art.value("uri", "");
-  j["checksum"] = art.value("checksum", "");
+  j["uri"] = base::string_at(art, "/uri");
+  j["checksum"] = base::string_at(art, "/checksum");
   auto [reason, message] = last_condition(cr);
   j["reason"] = reason;
   j["message"] = message;
-  j["created"] = cr["metadata"].value("creationTimestamp", "");
+  j["created"] = base::string_at(cr, "/metadata/creationTimestamp");
   return j;
 }
 
@@ -227,7 +228,7 @@ base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const S
   CrRun run;
   run.resource = &op::resources::etcdsnapshots;
   run.object = std::move(*obj);
-  const std::string name = run.object["metadata"]["name"];
+  const std::string name = base::string_at(run.object, "/metadata/name");
   run.nothing_would = "nothing would ever take the snapshot";
   run.instead = "save it to a file instead";
   run.follow = "`kubectl etcd snapshot status " + name + "`";
@@ -250,7 +251,7 @@ base::Result<ojson> snapshot_list(kube::Client& kube, const std::string& ns, con
   auto l = kube.list_all(op::resources::etcdsnapshots, ns);
   if (!l) return std::move(l).error();
   ojson rows = ojson::array();
-  for (const auto& cr : l->value("items", json::array())) {
+  for (const auto& cr : base::array_at(*l, "/items")) {
     auto row = snapshot_row(cr);
     if (!cluster.empty() && row["cluster"] != cluster) continue;
     rows.push_back(std::move(row));

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "base/json_at.h"
 #include "etcd/fanout.h"
 
 #include "admin/check.h"
@@ -22,29 +23,29 @@ std::string id_text(std::uint64_t id) { return id ? etcd::format_member_id(id) :
 
 ojson cluster_summary(const json& c) {
   ojson out;
-  const json spec = c.value("spec", json::object());
-  const json st = c.value("status", json::object());
-  const json observed = st.value("observed", json::object());
-  out["name"] = c["metadata"].value("name", "");
-  out["namespace"] = c["metadata"].value("namespace", "");
-  out["clusterID"] = st.value("clusterID", "");
-  out["version"] = {{"spec", spec.value("version", "")}, {"observed", observed.value("version", "")}};
+  const json spec = base::object_at(c, "/spec");
+  const json st = base::object_at(c, "/status");
+  const json observed = base::object_at(st, "/observed");
+  out["name"] = base::string_at(c, "/metadata/name");
+  out["namespace"] = base::string_at(c, "/metadata/namespace");
+  out["clusterID"] = base::string_at(st, "/clusterID");
+  out["version"] = {{"spec", base::string_at(spec, "/version")}, {"observed", base::string_at(observed, "/version")}};
   auto num = [](const json& o, const char* k) -> ojson {
     return o.contains(k) && o[k].is_number_integer() ? ojson(o[k].get<long long>()) : ojson();
   };
   out["replicas"] = {{"spec", num(spec, "replicas")}, {"observed", num(observed, "replicas")},
                      {"ready", num(st, "readyMembers")}};
-  out["authEnabled"] = st.value("authEnabled", false);
+  out["authEnabled"] = base::bool_at(st, "/authEnabled");
   out["conditions"] = ojson::array();
-  for (const auto& cond : st.value("conditions", json::array())) {
-    out["conditions"].push_back({{"type", cond.value("type", "")},
-                                 {"status", cond.value("status", "")},
-                                 {"reason", cond.value("reason", "")},
-                                 {"message", cond.value("message", "")}});
+  for (const auto& cond : base::array_at(st, "/conditions")) {
+    out["conditions"].push_back({{"type", base::string_at(cond, "/type")},
+                                 {"status", base::string_at(cond, "/status")},
+                                 {"reason", base::string_at(cond, "/reason")},
+                                 {"message", base::string_at(cond, "/message")}});
   }
-  out["progressDeadline"] = st.contains("progressDeadline") && st["progressDeadline"].is_string()
-                                ? ojson(st["progressDeadline"].get<std::string>())
-                                : ojson();
+  out["progressDeadline"] = base::string_at(st, "/progressDeadline").empty()
+                                ? ojson()
+                                : ojson(base::string_at(st, "/progressDeadline"));
   return out;
 }
 
@@ -52,10 +53,7 @@ ojson cluster_summary(const json& c) {
 
 std::int64_t effective_quota(std::int64_t status_quota, const json& cluster) {
   if (status_quota > 0) return status_quota;
-  if (cluster.is_object() && cluster.contains("/spec/options/quotaBackendBytes"_json_pointer)) {
-    const auto& q = cluster["spec"]["options"]["quotaBackendBytes"];
-    if (q.is_number_integer() && q.get<std::int64_t>() > 0) return q.get<std::int64_t>();
-  }
+  if (long long q = base::int_at(cluster, "/spec/options/quotaBackendBytes"); q > 0) return q;
   return std::int64_t{2} * 1024 * 1024 * 1024;
 }
 
@@ -208,7 +206,7 @@ base::Result<MemberListReport> member_list(Session& s, bool probe) {
   const auto& t = s.target;
   std::map<std::uint64_t, const json*> cr_of;
   std::map<std::string, const json*> pod_of;
-  for (const auto& p : t.pod_objects) pod_of[p["metadata"].value("name", "")] = &p;
+  for (const auto& p : t.pod_objects) pod_of[base::string_at(p, "/metadata/name")] = &p;
   std::vector<const json*> unmatched;
   for (const auto& m : t.member_objects) {
     if (const auto* e = match_member(t.cluster_object, m, list->members)) {
@@ -235,10 +233,10 @@ base::Result<MemberListReport> member_list(Session& s, bool probe) {
   };
   auto cr_state = [&](const json* m) -> std::string {
     if (m == nullptr) return "-";
-    if ((*m)["metadata"].contains("deletionTimestamp")) return "terminating";
-    const json spec = m->value("spec", json::object());
-    if (spec.value("dormant", false)) return "dormant";
-    if (spec.value("initialCluster", "").empty()) return "pending";
+    if (base::find_at(*m, "/metadata/deletionTimestamp") != nullptr) return "terminating";
+    const json spec = base::object_at(*m, "/spec");
+    if (base::bool_at(spec, "/dormant")) return "dormant";
+    if (base::string_at(spec, "/initialCluster").empty()) return "pending";
     return "ok";
   };
   auto pod_text = [&](const std::string& name) -> std::string {
@@ -246,7 +244,7 @@ base::Result<MemberListReport> member_list(Session& s, bool probe) {
   };
   for (const auto& e : list->members) {
     const json* cr = cr_of.count(e.id) ? cr_of[e.id] : nullptr;
-    std::string name = cr ? (*cr)["metadata"].value("name", "") : e.name;
+    std::string name = cr ? base::string_at(*cr, "/metadata/name") : e.name;
     ojson row;
     row["name"] = name;
     row["id"] = etcd::format_member_id(e.id);
@@ -262,9 +260,9 @@ base::Result<MemberListReport> member_list(Session& s, bool probe) {
     r.members.push_back(std::move(row));
   }
   for (const json* m : unmatched) {
-    std::string name = (*m)["metadata"].value("name", "");
+    std::string name = base::string_at(*m, "/metadata/name");
     std::uint64_t id = 0;
-    if (auto p = etcd::parse_member_id(m->value("status", json::object()).value("memberID", ""))) id = *p;
+    if (auto p = etcd::parse_member_id(base::string_at(*m, "/status/memberID"))) id = *p;
     ojson row;
     row["name"] = name;
     row["id"] = id_text(id);

@@ -71,7 +71,7 @@ class Collector {
       error(path, l.error());
       return json::array();
     }
-    json items = (*l)["items"];
+    json items = base::array_at(*l, "/items");
     json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
     yaml(path, list);
     return items;
@@ -115,8 +115,8 @@ base::Result<Bundle> collect_bundle(kube::Client& kube, Session* session, const 
       return e;
     }
     json summaries = json::array();
-    c.values = secret_values((*l)["items"]);
-    for (const auto& s : (*l)["items"]) summaries.push_back(secret_summary(s));
+    c.values = secret_values(base::array_at(*l, "/items"));
+    for (const auto& s : base::array_at(*l, "/items")) summaries.push_back(secret_summary(s));
     c.yaml("kube/secrets.yaml", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", summaries}});
   }
 

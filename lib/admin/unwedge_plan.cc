@@ -18,8 +18,8 @@ using json = nlohmann::json;
 namespace {
 
 bool condition(const json& o, const std::string& type, const std::string& status, const std::string& reason = {}) {
-  for (const auto& c : o.value("/status/conditions"_json_pointer, json::array())) {
-    if (c.value("type", "") == type) return c.value("status", "") == status && (reason.empty() || c.value("reason", "") == reason);
+  for (const auto& c : base::array_at(o, "/status/conditions")) {
+    if (base::string_at(c, "/type") == type) return base::string_at(c, "/status") == status && (reason.empty() || base::string_at(c, "/reason") == reason);
   }
   return false;
 }
@@ -103,8 +103,8 @@ void dead_members(const LiveState& s, UnwedgePlan& p) {
   for (const auto& m : s.members) {
     if (!deleting(m) && !dormant(m)) ++running;
   }
-  const auto observed = s.cluster.value("/status/observed/replicas"_json_pointer, json());
-  const bool change_waits = !spec_matches_observed(s.cluster) || observed != json(running);
+  const json* observed = base::find_at(s.cluster, "/status/observed/replicas");
+  const bool change_waits = !spec_matches_observed(s.cluster) || observed == nullptr || *observed != json(running);
   for (const auto& m : s.members) {
     if (deleting(m) || dormant(m) || awaiting_initial_cluster(m)) continue;
     const json* pod = s.pod(name_of(m));
@@ -144,8 +144,8 @@ void dead_members(const LiveState& s, UnwedgePlan& p) {
 
 bool spec_matches_observed(const json& cluster) {
   if (!cluster.contains("/status/observed"_json_pointer)) return false;
-  const json& spec = cluster.value("spec", json::object());
-  const json& observed = cluster["status"]["observed"];
+  const json& spec = base::object_at(cluster, "/spec");
+  const json& observed = base::object_at(cluster, "/status/observed");
   auto empty = [](const json& v) { return v.is_null() || (v.is_object() && v.empty()) || (v.is_array() && v.empty()); };
   for (const char* k : {"replicas", "version", "storage", "resources", "affinity", "topologySpreadConstraints",
                         "additionalMetadata", "options", "imagePullSecrets"}) {

@@ -1,14 +1,64 @@
 #include "cli/app.h"
 
+#include <cxxabi.h>
 #include <openssl/crypto.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
 
 #include "cli/shared_flags.h"
 
 namespace cli {
 
-void init_process() { OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr); }
+namespace {
+
+std::string type_name(const std::type_info* t) {
+  if (t == nullptr) return "an exception of unknown type";
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(t->name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && name ? name.get() : t->name();
+}
+
+std::string internal_error_line(const std::string& what) {
+  return base::fold_line("internal error: " + what + "; please report this with the command line");
+}
+
+[[noreturn]] void on_terminate() {
+  std::string line = "error: " + internal_error_line(describe_exception(std::current_exception())) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+}  // namespace
+
+void init_process() {
+  OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
+  std::set_terminate(on_terminate);
+}
+
+std::string describe_exception(const std::exception_ptr& e) {
+  if (!e) return "std::terminate without an exception";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return type_name(&typeid(x)) + ": " + x.what();
+  } catch (...) {
+    return type_name(abi::__cxa_current_exception_type());
+  }
+}
+
+int run_guarded(Diag& diag, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (...) {
+    diag.error(internal_error_line(describe_exception(std::current_exception())));
+    return 1;
+  }
+}
 
 std::string display_name(std::string_view argv0) {
   auto slash = argv0.rfind('/');

@@ -3,6 +3,8 @@
 // mean" for a mistyped subcommand.
 #pragma once
 
+#include <exception>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -21,8 +23,17 @@ namespace cli {
 // OpenSSL's atexit cleanup then freed the locks they use, a crash seen under
 // ASan as SEGV in CRYPTO_THREAD_write_lock (docs/fuzzing.md,
 // e2e-admin-tls_failure_loop). It has to be OpenSSL's first initialisation
-// in the process to count.
+// in the process to count. It also makes std::terminate (an exception
+// escaping a worker thread) print one `error:` line naming the exception and
+// exit 1 instead of aborting with 134 (docs/exit-codes.md#special-cases).
 void init_process();
+
+// Runs a program's body. The library returns errors and does not throw; an
+// exception that still escapes is a bug, said in one line on diag naming it
+// (its type and text), and the program exits 1, never aborts.
+int run_guarded(Diag& diag, const std::function<int()>& body);
+// "TYPE: what()" of an exception, for that line.
+std::string describe_exception(const std::exception_ptr& e);
 
 // "kubectl-etcd" (or a path to it) reads "kubectl etcd", as kubectl shows
 // plugins; other names are kept as they are.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "base/json_at.h"
 #include "cli/diag.h"
 #include "cli/kube_flags.h"
 #include "kube/kubeconfig.h"
@@ -74,12 +75,12 @@ base::Result<std::vector<Candidate>> lookup_values(ValueKind kind, const Complet
   if (!list) return list.error();
 
   std::vector<Candidate> out;
-  for (const auto& item : list->value("items", nlohmann::json::array())) {
-    std::string name = item["metadata"].value("name", "");
+  for (const auto& item : base::array_at(*list, "/items")) {
+    std::string name = base::string_at(item, "/metadata/name");
     if (name.empty() || !name.starts_with(prefix)) continue;
     std::string desc;
     if (kind == ValueKind::Member || kind == ValueKind::Pod) {
-      desc = item["metadata"].value("labels", nlohmann::json::object()).value(std::string(op::kLabelCluster), "");
+      desc = base::string_at(item, "/metadata/labels/" + base::pointer_token(op::kLabelCluster));
       if (!desc.empty()) desc = "member of " + desc;
     } else if (kind == ValueKind::Cluster || kind == ValueKind::Snapshot) {
       desc = "in " + ns;

@@ -1,3 +1,4 @@
+#include "base/json_at.h"
 #include "http/curl_error.h"
 #include "kube/client.h"
 #include "kube/list_page.h"
@@ -12,10 +13,7 @@ using base::ErrorKind;
 using nlohmann::json;
 
 std::string meta(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object()) return {};
-  const auto& m = obj["metadata"];
-  auto it = m.find(key);
-  return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return base::string_at(obj, std::string("/metadata/") + key);
 }
 
 std::string ns_for(const Resource& r, std::string_view ns, const json& obj) {
@@ -218,10 +216,10 @@ base::Result<AccessReview> Client::can_i(std::string_view verb, const Resource& 
   auto res = send_json(call);
   if (!res) return std::move(res).error();
   AccessReview a;
-  const json& st = res->contains("status") ? (*res)["status"] : json::object();
-  a.allowed = st.value("allowed", false);
-  a.denied = st.value("denied", false);
-  a.reason = st.value("reason", "");
+  const json& st = base::object_at(*res, "/status");
+  a.allowed = base::bool_at(st, "/allowed");
+  a.denied = base::bool_at(st, "/denied");
+  a.reason = base::string_at(st, "/reason");
   return a;
 }
 
@@ -243,7 +241,7 @@ base::Status Client::watch(const Resource& r, std::string_view ns, const WatchOp
   call.http.on_data = [&](std::string_view bytes) {
     return decoder.feed(bytes, [&](WatchEvent&& ev) {
       if (ev.type == "ERROR") {
-        int code = ev.object.is_object() ? ev.object.value("code", 500) : 500;
+        int code = ev.object.is_object() ? base::int_at(ev.object, "/code", 500) : 500;
         stream_error = status_error(code, ev.object.dump(), call.ctx);
         return false;
       }
@@ -271,7 +269,7 @@ base::Result<json> Client::wait_for(const Resource& r, std::string_view ns, std:
     auto l = list(r, n, sel);
     if (!l) return l;
     current = json();
-    if (l->contains("items") && (*l)["items"].is_array() && !(*l)["items"].empty()) current = (*l)["items"][0];
+    if (const json* first = base::find_at(*l, "/items/0")) current = *first;
     if (done(current.is_null() ? nullptr : &current)) return current;
     std::string rv = meta(*l, "resourceVersion");
     bool satisfied = false;

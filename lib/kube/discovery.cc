@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_at.h"
 #include "kube/status_error.h"
 
 namespace kube {
@@ -25,9 +26,9 @@ base::Result<std::vector<ApiResourceInfo>> parse_api_resource_list(std::string_v
   for (const auto& r : j["resources"]) {
     if (!r.is_object()) continue;
     ApiResourceInfo i;
-    i.name = r.value("name", "");
-    i.kind = r.value("kind", "");
-    i.namespaced = r.value("namespaced", false);
+    i.name = base::string_at(r, "/name");
+    i.kind = base::string_at(r, "/kind");
+    i.namespaced = base::bool_at(r, "/namespaced");
     if (r.contains("verbs") && r["verbs"].is_array()) {
       for (const auto& v : r["verbs"]) {
         if (v.is_string()) i.verbs.push_back(v.get<std::string>());

@@ -53,8 +53,9 @@ base::Result<ExecCredential> parse_exec_credential(std::string_view text, std::s
     return bad("the plugin printed apiVersion \"" + api + "\", the kubeconfig asks for \"" +
                std::string(api_version) + "\"");
   }
-  if (!j.contains("status") || !j["status"].is_object()) return bad("the plugin's ExecCredential has no status");
-  const auto& st = j["status"];
+  const nlohmann::json* status = base::find_at(j, "/status");
+  if (status == nullptr || !status->is_object()) return bad("the plugin's ExecCredential has no status");
+  const auto& st = *status;
   ExecCredential c;
   c.token = base::string_at(st, "/token");
   c.client_certificate_pem = base::string_at(st, "/clientCertificateData");

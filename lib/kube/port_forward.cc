@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_at.h"
 #include "kube/status_error.h"
 
 namespace kube {
@@ -51,8 +52,8 @@ base::Error port_forward_error(int http_status, std::string_view body, const std
   // The apiserver answers with a Status; a kubelet's refusal comes through
   // as the kubelet wrote it (plain text).
   auto status = nlohmann::json::parse(body, nullptr, false);
-  bool from_apiserver = status.is_object() && status.value("kind", "") == "Status";
-  std::string message = from_apiserver ? status.value("message", "") : base::fold_line(body);
+  bool from_apiserver = status.is_object() && base::string_at(status, "/kind") == "Status";
+  std::string message = from_apiserver ? base::string_at(status, "/message") : base::fold_line(body);
   while (!message.empty() && message.back() == ' ') message.pop_back();
   auto explained = [&](std::string what, std::string reason, std::string hint) {
     base::Error x = base::make_error(base::ErrorKind::CannotConnect, std::move(what), object, std::move(hint));

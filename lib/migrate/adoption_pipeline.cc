@@ -16,6 +16,7 @@
 #include "kube/deletion.h"
 #include "migrate/inventory.h"
 #include "migrate/ownership.h"
+#include "migrate/recorded_facts.h"
 #include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/resources.h"
@@ -301,7 +302,7 @@ base::Result<ojson> Pipeline::adoption_facts() {
       f["podUID"] = base::string_at(*pod, "/metadata/uid");
       long long restarts = 0;
       if (const json* st = base::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
-        for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
+        for (const auto& cs : *st) restarts += base::int_at(cs, "/restartCount");
       }
       f["restarts"] = restarts;
     }
@@ -323,9 +324,9 @@ base::Result<ojson> Pipeline::adoption_facts() {
   lo.label_selector = op::legacy_selector(p_.name);
   auto list = k_.list_all(kube::resources::controllerrevisions, p_.ns, lo);
   if (!list) return failed(std::move(list).error());
-  for (const auto& cr : (*list)["items"]) {
+  for (const auto& cr : base::array_at(*list, "/items")) {
     const json* ctrl = op::controller_of(cr);
-    if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
+    if (ctrl != nullptr && base::string_at(*ctrl, "/kind") == "StatefulSet" && base::string_at(*ctrl, "/name") == p_.name) {
       revisions.push_back(base::string_at(cr, "/metadata/name"));
     }
   }
@@ -410,7 +411,7 @@ base::Result<base::StepAnswer> Pipeline::members_step() {
     }
     json live = *got;
     const json* ctrl = op::controller_of(live);
-    if (ctrl == nullptr || ctrl->value("uid", "") != cluster_uid_) {
+    if (ctrl == nullptr || base::string_at(*ctrl, "/uid") != cluster_uid_) {
       return base::make_error(base::ErrorKind::Refused, "is not controlled by the adopted EtcdCluster",
                               "etcdmember \"" + p_.ns + "/" + m + "\"", "B17: it is not ours to take over");
     }
@@ -461,7 +462,7 @@ base::Result<bool> Pipeline::set_service_owners(const std::string& name, const j
       return std::move(svc).error();
     }
     json refs = owners(*svc);
-    if ((*svc)["metadata"].value("ownerReferences", json::array()) == refs) return false;
+    if (base::array_at(*svc, "/metadata/ownerReferences") == refs) return false;
     json updated = *svc;
     updated["metadata"]["ownerReferences"] = refs;
     auto r = k_.replace(kube::resources::services, p_.ns, updated);
@@ -484,8 +485,8 @@ base::Result<base::StepAnswer> Pipeline::statefulset_step() {
   for (const auto& m : p_.member_names) {
     const json* pod = find_object(plan_.inventory.pods, p_.ns, m);
     const json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
-    if (ctrl != nullptr && ctrl->value("kind", "") == "StatefulSet" && ctrl->value("name", "") == p_.name) {
-      uid = ctrl->value("uid", "");
+    if (ctrl != nullptr && base::string_at(*ctrl, "/kind") == "StatefulSet" && base::string_at(*ctrl, "/name") == p_.name) {
+      uid = base::string_at(*ctrl, "/uid");
     }
   }
   kube::DeleteOptions o;
@@ -519,7 +520,7 @@ base::Result<base::StepAnswer> Pipeline::statefulset_step() {
       return std::move(sts).error();
     }
   }
-  const bool accepted = gone || (answer.is_object() && answer.value("kind", "") != "Status" &&
+  const bool accepted = gone || (answer.is_object() && base::string_at(answer, "/kind") != "Status" &&
                                  kube::orphan_delete_accepted(&answer));
   if (!accepted) {
     // Not shown by the answer: read until it is (or the object is gone).
@@ -532,12 +533,11 @@ base::Result<base::StepAnswer> Pipeline::statefulset_step() {
 base::Result<base::StepAnswer> Pipeline::leftovers_step() {
   bool acted = false;
   // The StatefulSet's ControllerRevisions, by the names recorded (docs/rules.md#controllerrevisions).
-  json facts = json::parse(op::annotation(cluster_, op::kAnnAdoption), nullptr, false);
+  auto facts = read_recorded_facts(cluster_);
+  if (!facts && facts.error().kind != base::ErrorKind::NotFound) return std::move(facts).error();
   std::vector<std::pair<const kube::Resource*, std::string>> todo;
-  if (facts.is_object()) {
-    for (const auto& name : facts.value("controllerRevisions", json::array())) {
-      todo.push_back({&kube::resources::controllerrevisions, name.get<std::string>()});
-    }
+  if (facts) {
+    for (const auto& name : facts->controller_revisions) todo.push_back({&kube::resources::controllerrevisions, name});
   }
   todo.push_back({&kube::resources::configmaps, op::legacy_cluster_state_configmap(p_.name)});
   todo.push_back({&kube::resources::poddisruptionbudgets, p_.name});
@@ -550,7 +550,7 @@ base::Result<base::StepAnswer> Pipeline::leftovers_step() {
         return std::move(pdb).error();
       }
       const json* ctrl = op::controller_of(*pdb);
-      if (ctrl != nullptr && ctrl->value("apiVersion", "") == op::kApiVersion) continue;
+      if (ctrl != nullptr && base::string_at(*ctrl, "/apiVersion") == op::kApiVersion) continue;
     }
     auto res = k_.remove(*r, p_.ns, name);
     if (res) acted = true;
@@ -645,8 +645,8 @@ base::Result<base::StepAnswer> Pipeline::service_step() {
     // docs/rules.md#client-service-cutover: <cs> keeps serving, owned (not controlled) by the new EtcdCluster.
     auto wrote = set_service_owners(p_.client_service, nullptr, [&](const json& cs) {
       json refs = json::array();
-      for (const auto& r : cs["metadata"].value("ownerReferences", json::array())) {
-        if (r.value("kind", "") != op::kKindEtcdCluster) refs.push_back(r);
+      for (const auto& r : base::array_at(cs, "/metadata/ownerReferences")) {
+        if (base::string_at(r, "/kind") != op::kKindEtcdCluster) refs.push_back(r);
       }
       refs.push_back(json(op::owner_reference(op::kKindEtcdCluster, c, cluster_uid_, false)));
       return refs;

@@ -54,7 +54,7 @@ ojson map_destination(const json& destination, std::string& error) {
     m["bucket"] = base::string_at(*s3, "/bucket");
     if (auto key = base::string_at(*s3, "/key"); !key.empty()) m["key"] = key;
     if (auto region = base::string_at(*s3, "/region"); !region.empty()) m["region"] = region;
-    if (s3->value("forcePathStyle", false)) m["forcePathStyle"] = true;
+    if (base::bool_at(*s3, "/forcePathStyle")) m["forcePathStyle"] = true;
     m["credentialsSecretRef"] = {{"name", base::string_at(*s3, "/credentialsSecretRef/name")}};
     out["s3"] = m;
   } else {

@@ -55,8 +55,8 @@ void check_existing(const op::LegacyCluster& legacy, const ClusterFacts& facts, 
   }
   for (const auto& [name, member] : facts.new_members) {
     const json* ctrl = op::controller_of(member);
-    bool ours = cluster_ok && ctrl != nullptr && ctrl->value("kind", "") == op::kKindEtcdCluster &&
-                ctrl->value("name", "") == legacy.name && ctrl->value("uid", "") == cluster_uid;
+    bool ours = cluster_ok && ctrl != nullptr && base::string_at(*ctrl, "/kind") == op::kKindEtcdCluster &&
+                base::string_at(*ctrl, "/name") == legacy.name && base::string_at(*ctrl, "/uid") == cluster_uid;
     std::string id = base::string_at(member, "/status/memberID");
     std::string live_id;
     for (const auto& m : facts.members) {
@@ -80,8 +80,8 @@ void check_service_c(const op::LegacyCluster& legacy, const ClusterFacts& facts,
   const json& svc = *facts.service_c;
   const json* ctrl = op::controller_of(svc);
   bool native = base::string_at(svc, "/spec/clusterIP") == "None" && ctrl != nullptr &&
-                ctrl->value("kind", "") == op::kKindEtcdCluster && ctrl->value("name", "") == legacy.name &&
-                ctrl->value("apiVersion", "") == op::kApiVersion;
+                base::string_at(*ctrl, "/kind") == op::kKindEtcdCluster && base::string_at(*ctrl, "/name") == legacy.name &&
+                base::string_at(*ctrl, "/apiVersion") == op::kApiVersion;
   if (!native) {
     plan.verdicts.push_back({"B18", "a Service " + base::quoted(legacy.name) + " exists in namespace " + base::quoted(legacy.ns) +
                                         " that is neither the legacy client Service " + base::quoted(legacy.client_service()) +
@@ -233,7 +233,7 @@ void build_objects(const op::LegacyCluster& legacy, const ClusterFacts& facts, c
   for (const auto* m : sorted) initial_cluster += (initial_cluster.empty() ? "" : ",") + m->name + "=" + m->peer_url;
 
   ojson status = {{"clusterID", plan.cluster_id}, {"clusterToken", op::cluster_token(c, ns)}};
-  ojson observed = {{"replicas", t.spec["replicas"]}, {"version", t.spec.value("version", "")},
+  ojson observed = {{"replicas", t.spec["replicas"]}, {"version", base::string_at(t.spec, "/version")},
                     {"storage", t.spec["storage"]}, {"resources", t.spec["resources"]}};
   for (const char* key : {"affinity", "topologySpreadConstraints", "additionalMetadata", "options", "imagePullSecrets"}) {
     if (t.spec.contains(key)) observed[key] = t.spec[key];

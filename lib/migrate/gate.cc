@@ -26,13 +26,13 @@ std::string selector_string(const json& selector) {
   std::string out;
   auto add = [&](const std::string& term) { out += (out.empty() ? "" : ",") + term; };
   if (const json* labels = base::find_at(selector, "/matchLabels"); labels != nullptr && labels->is_object()) {
-    for (auto it = labels->begin(); it != labels->end(); ++it) add(it.key() + "=" + it.value().get<std::string>());
+    for (auto it = labels->begin(); it != labels->end(); ++it) add(it.key() + "=" + (it.value().is_string() ? it.value().get<std::string>() : it.value().dump()));
   }
   if (const json* exprs = base::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
     for (const auto& e : *exprs) {
-      std::string key = e.value("key", ""), oper = e.value("operator", "");
+      std::string key = base::string_at(e, "/key"), oper = base::string_at(e, "/operator");
       std::string values;
-      for (const auto& v : e.value("values", json::array())) values += (values.empty() ? "" : ",") + v.get<std::string>();
+      for (const auto& v : base::array_at(e, "/values")) values += (values.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
       if (oper == "In") add(key + " in (" + values + ")");
       else if (oper == "NotIn") add(key + " notin (" + values + ")");
       else if (oper == "Exists") add(key);
@@ -69,10 +69,10 @@ bool selector_matches(const json& selector, const json& labels) {
   if (const json* exprs = base::find_at(selector, "/matchExpressions"); exprs != nullptr && exprs->is_array()) {
     for (const auto& e : *exprs) {
       any = true;
-      const json* v = label(e.value("key", ""));
-      const std::string oper = e.value("operator", "");
+      const json* v = label(base::string_at(e, "/key"));
+      const std::string oper = base::string_at(e, "/operator");
       bool listed = false;
-      for (const auto& x : e.value("values", json::array())) listed = listed || (v != nullptr && *v == x);
+      for (const auto& x : base::array_at(e, "/values")) listed = listed || (v != nullptr && *v == x);
       if (oper == "In" && !listed) return false;
       if (oper == "NotIn" && listed) return false;
       if (oper == "Exists" && v == nullptr) return false;
@@ -127,14 +127,14 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
     if (const json* containers = base::find_at(dep, "/spec/template/spec/containers"); containers && containers->is_array()) {
       for (const auto& ct : *containers) {
         // The auth proxy sidecar's image runs beside many operators.
-        std::string repo = image_repository(ct.value("image", ""));
-        if (!repo.empty() && ct.value("name", "") != op::kOperatorProxySidecar) repositories.insert(repo);
+        std::string repo = image_repository(base::string_at(ct, "/image"));
+        if (!repo.empty() && base::string_at(ct, "/name") != op::kOperatorProxySidecar) repositories.insert(repo);
       }
     }
     const json selector = base::find_at(dep, "/spec/selector") ? *base::find_at(dep, "/spec/selector") : json();
     std::vector<json> own;
     if (everywhere) {
-      for (const auto& pod : (*everywhere)["items"]) {
+      for (const auto& pod : base::array_at(*everywhere, "/items")) {
         if (base::string_at(pod, "/metadata/namespace") != c.ns) continue;
         const json* labels = base::find_at(pod, "/metadata/labels");
         if (selector_matches(selector, labels != nullptr ? *labels : json())) own.push_back(pod);
@@ -145,7 +145,7 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
       if (lo.label_selector.empty()) continue;
       auto pods = client.list_all(kube::resources::pods, c.ns, lo);
       if (!pods) return pods.error();
-      for (auto& pod : (*pods)["items"]) own.push_back(std::move(pod));
+      for (auto& pod : base::array_at(*pods, "/items")) own.push_back(std::move(pod));
     }
     for (const auto& pod : own) {
       if (!pod_alive(pod)) continue;
@@ -155,12 +155,12 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
     }
   }
   if (!everywhere) return report;
-  for (const auto& pod : (*everywhere)["items"]) {
+  for (const auto& pod : base::array_at(*everywhere, "/items")) {
     if (seen_pods.count(pod_name(pod)) != 0) continue;
     const json* containers = base::find_at(pod, "/spec/containers");
     if (containers == nullptr || !containers->is_array()) continue;
     for (const auto& ct : *containers) {
-      std::string repo = image_repository(ct.value("image", ""));
+      std::string repo = image_repository(base::string_at(ct, "/image"));
       bool operator_image = repositories.count(repo) != 0;
       if (!operator_image) continue;
       // Another install that watches only other namespaces leaves this
@@ -169,7 +169,7 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
         report.notes.push_back("pod " + pod_name(pod) + " runs the operator image but watches only other namespaces");
         break;
       }
-      report.findings.push_back("pod " + pod_name(pod) + " runs the operator image " + ct.value("image", "") +
+      report.findings.push_back("pod " + pod_name(pod) + " runs the operator image " + base::string_at(ct, "/image") +
                                 ": stop it before adopting");
       break;
     }

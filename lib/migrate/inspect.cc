@@ -88,7 +88,7 @@ std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inve
     std::string name = base::string_at(pod, "/metadata/name");
     if (base::string_at(pod, "/metadata/namespace") != legacy.ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
     const json* labels = base::find_at(pod, "/metadata/labels");
-    if (labels == nullptr || !labels->is_object() || labels->value(std::string(op::kLabelInstance), "") != legacy.name) {
+    if (labels == nullptr || !labels->is_object() || base::string_at(*labels, "/" + base::pointer_token(op::kLabelInstance)) != legacy.name) {
       continue;
     }
     std::string ip = base::string_at(pod, "/status/podIP");
@@ -238,9 +238,9 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
       p.volume_name = base::string_at(*pvc, "/spec/volumeName");
       if (const json* refs = base::find_at(*pvc, "/metadata/ownerReferences"); refs && refs->is_array()) {
         for (const auto& r : *refs) {
-          if (r.value("controller", false)) {
-            p.controller_kind = r.value("kind", "");
-            p.controller_name = r.value("name", "");
+          if (base::bool_at(r, "/controller")) {
+            p.controller_kind = base::string_at(r, "/kind");
+            p.controller_name = base::string_at(r, "/name");
           }
         }
       }

@@ -14,8 +14,8 @@ namespace {
 
 std::vector<json> items_of(json list) {
   std::vector<json> out;
-  if (list.contains("items") && list["items"].is_array()) {
-    for (auto& item : list["items"]) out.push_back(std::move(item));
+  if (auto items = list.find("items"); items != list.end() && items->is_array()) {
+    for (auto& item : *items) out.push_back(std::move(item));
   }
   return out;
 }

@@ -31,9 +31,9 @@ base::Result<std::string> agent_image(kube::Client& client, const AdoptRequest& 
                            "pass --agent-image IMAGE (the new operator's image)");
   }
   for (const auto& c : *containers) {
-    if (c.value("name", "") == "manager") return c.value("image", "");
+    if (base::string_at(c, "/name") == "manager") return base::string_at(c, "/image");
   }
-  return (*containers)[0].value("image", "");
+  return base::string_at((*containers)[0], "/image");
 }
 
 base::Status check_job_destination(kube::Client& client, const std::string& ns, const AdoptRequest& request) {
@@ -68,8 +68,8 @@ std::string env_value(const json& job, const std::string& name) {
   const json* cs = base::find_at(job, "/spec/template/spec/containers");
   if (cs == nullptr || !cs->is_array()) return {};
   for (const auto& c : *cs) {
-    for (const auto& e : c.value("env", json::array())) {
-      if (e.value("name", "") == name && e.contains("value") && e["value"].is_string()) return e["value"];
+    for (const auto& e : base::array_at(c, "/env")) {
+      if (base::string_at(e, "/name") == name && e.contains("value") && e["value"].is_string()) return e["value"];
     }
   }
   return {};
@@ -80,7 +80,7 @@ std::string env_value(const json& job, const std::string& name) {
 base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,
                                             const JobBackupOptions& o) {
   const json job = backup::backup_job(spec);
-  const std::string name = job["metadata"]["name"];
+  const std::string name = base::string_at(job, "/metadata/name");
   const std::string object = "job \"" + spec.ns + "/" + name + "\"";
   JobBackupResult result{spec.ns + "/" + name, "completed"};
   auto interrupted = [&] { return base::make_error(base::ErrorKind::Interrupted, "stopped while waiting", object); };
@@ -149,7 +149,7 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
     l.label_selector = std::string(op::kLabelJobControllerUid) + "=" + base::string_at(*j, "/metadata/uid");
     auto pods = client.list(kube::resources::pods, spec.ns, l);
     if (!pods) return give_up(std::move(pods).error());
-    for (const auto& p : (*pods)["items"]) {
+    for (const auto& p : base::array_at(*pods, "/items")) {
       std::string why = backup::pod_stuck_reason(p);
       if (!why.empty()) {
         return give_up(base::make_error(base::ErrorKind::Failed,

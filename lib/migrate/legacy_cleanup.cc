@@ -80,7 +80,7 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, const std::vecto
     if (auto i = run_index(l); i && results[*i].outcome == ClusterOutcome::Adopted) return true;
     std::string ns = base::string_at(l, "/metadata/namespace"), name = base::string_at(l, "/metadata/name");
     if (base::find_at(l, "/metadata/deletionTimestamp") == nullptr) return false;
-    for (const auto& f : (*fresh)["items"]) {
+    for (const auto& f : base::array_at(*fresh, "/items")) {
       if (base::string_at(f, "/metadata/namespace") == ns && base::string_at(f, "/metadata/name") == name) {
         return op::annotation(f, op::kAnnAdoptedFrom) == base::string_at(l, "/metadata/uid");
       }
@@ -91,7 +91,8 @@ void remove_webhooks(kube::Client& k, const AdoptionPlan& plan, const std::vecto
   for (size_t i = 0; i < plan.legacy_webhooks.size() && i < plan.inventory.legacy_webhook_objects.size(); ++i) {
     configs.emplace_back(plan.legacy_webhooks[i], plan.inventory.legacy_webhook_objects[i]);
   }
-  std::vector<json> items = (*legacy)["items"].get<std::vector<json>>();
+  const json& listed = base::array_at(*legacy, "/items");
+  std::vector<json> items(listed.begin(), listed.end());
   WebhookDecision d = decide_webhook_removal(configs, items, [&](const json& l) { return run_index(l).has_value(); },
                                              adopted);
   report.webhooks_note = d.reason;

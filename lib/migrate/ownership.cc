@@ -24,8 +24,8 @@ json reown_patch(const json& object, const std::string& cluster, const std::stri
   json ours = op::owner_reference(op::kKindEtcdMember, member, member_uid, true);
   if (old != nullptr && old->is_array()) {
     for (const auto& r : *old) {
-      if (r.value("controller", false)) continue;
-      if (r.value("kind", "") == op::kKindEtcdMember && r.value("uid", "") == member_uid) continue;
+      if (base::bool_at(r, "/controller")) continue;
+      if (base::string_at(r, "/kind") == op::kKindEtcdMember && base::string_at(r, "/uid") == member_uid) continue;
       refs.push_back(r);
     }
   }
@@ -49,8 +49,8 @@ json reown_strategic_patch(const json& object, const std::string& cluster, const
     const json* old = base::find_at(object, "/metadata/ownerReferences");
     if (old != nullptr && old->is_array()) {
       for (const auto& r : *old) {
-        bool ours = r.value("kind", "") == op::kKindEtcdMember && r.value("uid", "") == member_uid;
-        if (r.value("controller", false) && !ours) refs.push_back({{"$patch", "delete"}, {"uid", r.value("uid", "")}});
+        bool ours = base::string_at(r, "/kind") == op::kKindEtcdMember && base::string_at(r, "/uid") == member_uid;
+        if (base::bool_at(r, "/controller") && !ours) refs.push_back({{"$patch", "delete"}, {"uid", base::string_at(r, "/uid")}});
       }
     }
     refs.push_back(json(op::owner_reference(op::kKindEtcdMember, member, member_uid, true)));
@@ -68,9 +68,9 @@ json headless_owner_references(const json& service, const std::vector<std::pair<
   const json* old = base::find_at(service, "/metadata/ownerReferences");
   if (old != nullptr && old->is_array()) {
     for (const auto& r : *old) {
-      std::string api = r.value("apiVersion", "");
-      bool legacy_cluster = r.value("kind", "") == op::kKindEtcdCluster && api.rfind(std::string(op::kLegacyGroup) + "/", 0) == 0;
-      bool member = r.value("kind", "") == op::kKindEtcdMember && api == op::kApiVersion;
+      std::string api = base::string_at(r, "/apiVersion");
+      bool legacy_cluster = base::string_at(r, "/kind") == op::kKindEtcdCluster && api.rfind(std::string(op::kLegacyGroup) + "/", 0) == 0;
+      bool member = base::string_at(r, "/kind") == op::kKindEtcdMember && api == op::kApiVersion;
       if (!legacy_cluster && !member) refs.push_back(r);
     }
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "backup/s3_client.h"
+#include "base/json_at.h"
 #include "migrate/backup_target.h"
 #include "migrate/job_backup.h"
 #include "operator/backup_names.h"
@@ -29,7 +30,7 @@ bool pods_reowned(const ClusterPlan& plan, const Inventory& inventory) {
   for (const auto& m : plan.member_names) {
     const nlohmann::json* pod = find_object(inventory.pods, plan.ns, m);
     const nlohmann::json* ctrl = pod != nullptr ? op::controller_of(*pod) : nullptr;
-    if (ctrl == nullptr || ctrl->value("kind", "") != op::kKindEtcdMember) return false;
+    if (ctrl == nullptr || base::string_at(*ctrl, "/kind") != op::kKindEtcdMember) return false;
   }
   return true;
 }

@@ -53,10 +53,10 @@ ServiceExposure service_exposure(const json& service) {
   if (const json* ports = base::find_at(service, "/spec/ports"); ports != nullptr && ports->is_array()) {
     for (const auto& p : *ports) {
       std::string name = base::string_at(p, "/name");
-      std::string text = (name.empty() ? "" : name + " ") + std::to_string(p.value("port", 0)) + "/" +
+      std::string text = (name.empty() ? "" : name + " ") + std::to_string(base::int_at(p, "/port")) + "/" +
                          (p.contains("protocol") && p["protocol"].is_string() ? p["protocol"].get<std::string>() : "TCP");
       if (p.contains("nodePort") && p["nodePort"].is_number_integer() && e.type != "ClusterIP") {
-        text += " node port " + std::to_string(p["nodePort"].get<int>());
+        text += " node port " + std::to_string(base::int_at(p, "/nodePort"));
       }
       e.ports.push_back(text);
     }

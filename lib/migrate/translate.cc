@@ -70,7 +70,17 @@ std::string translate_version(const op::LegacyCluster& legacy, const PlanOptions
     return options.version_override;
   }
   std::string image;
-  if (const auto* c = legacy.etcd_container(); c != nullptr) image = c->value("image", "");
+  if (const auto* c = legacy.etcd_container(); c != nullptr) {
+    auto read = base::string_field(*c, "/image");
+    if (!read) {
+      // A hand-written podTemplate the legacy API does not check
+      // (docs/rules.md#typed-reads): no version can be read from it.
+      add(t, "B3", "spec.podTemplate.spec.containers[" + std::string(op::kLegacyContainer) + "]." +
+                       read.error().message + "; give --version X.Y.Z or fix the image");
+      return {};
+    }
+    image = *read;
+  }
   if (image.empty()) {
     image = std::string(op::kLegacyDefaultImage);
     add(t, "W1", "the podTemplate names no etcd image; assuming the legacy default " + image);

@@ -17,6 +17,7 @@
 #include "kube/status_error.h"
 #include "migrate/inspect.h"
 #include "migrate/legacy_webhooks.h"
+#include "migrate/recorded_facts.h"
 #include "operator/legacy_cluster.h"
 #include "operator/meta.h"
 #include "operator/names.h"
@@ -76,7 +77,7 @@ class Webhooks {
         error_ = "cannot list " + r->plural + ": " + list.error().one_line();
         continue;
       }
-      for (const auto& item : (*list)["items"]) configs_.emplace_back(r->plural + "/" + base::string_at(item, "/metadata/name"), item);
+      for (const auto& item : base::array_at(*list, "/items")) configs_.emplace_back(r->plural + "/" + base::string_at(item, "/metadata/name"), item);
     }
     return configs_;
   }
@@ -95,14 +96,15 @@ class Verifier {
       : k_(k), cluster_(cluster), request_(request), webhooks_(webhooks) {
     v_.ns = base::string_at(cluster, "/metadata/namespace");
     v_.name = base::string_at(cluster, "/metadata/name");
-    facts_ = json::parse(op::annotation(cluster, op::kAnnAdoption), nullptr, false);
   }
 
   ClusterVerification run() {
-    if (!facts_.is_object()) {
-      add("FACTS", false, "the annotation " + std::string(op::kAnnAdoption) + " with the recorded facts is missing or unreadable");
+    auto facts = read_recorded_facts(cluster_);
+    if (!facts) {
+      add("FACTS", false, facts.error().one_line());
       return v_;
     }
+    facts_ = std::move(*facts);
     legacy();
     statefulset();
     admin::TargetOptions o;
@@ -242,7 +244,7 @@ class Verifier {
   void identity(const etcd::MemberList& list) {
     std::string live = etcd::format_member_id(list.header.cluster_id);
     std::string status = base::string_at(cluster_, "/status/clusterID");
-    std::string recorded = facts_.value("clusterID", "");
+    const std::string& recorded = facts_.cluster_id;
     add("CLUSTER_ID", live == status && live == recorded,
         "etcd " + live + ", status " + status + ", recorded " + recorded);
     std::map<std::string, std::string> etcd_ids;
@@ -252,38 +254,35 @@ class Verifier {
       if (m.is_learner) learners.insert(m.name);
     }
     std::string problems;
-    const json& recorded_members = facts_["members"];
-    for (auto it = recorded_members.begin(); it != recorded_members.end(); ++it) {
-      std::string want = it.value().value("memberID", "");
-      if (etcd_ids[it.key()] != want) problems += " " + it.key() + ": etcd " + etcd_ids[it.key()] + " recorded " + want + ";";
-      const json* em = by_name(target_.member_objects, it.key());
+    for (const auto& [name, recorded_member] : facts_.members) {
+      const std::string& want = recorded_member.member_id;
+      if (etcd_ids[name] != want) problems += " " + name + ": etcd " + etcd_ids[name] + " recorded " + want + ";";
+      const json* em = by_name(target_.member_objects, name);
       std::string st = em != nullptr ? base::string_at(*em, "/status/memberID") : "";
-      if (st != want) problems += " EtcdMember " + it.key() + " status.memberID " + st + ";";
+      if (st != want) problems += " EtcdMember " + name + " status.memberID " + st + ";";
     }
-    if (etcd_ids.size() != recorded_members.size()) problems += " etcd has " + std::to_string(etcd_ids.size()) + " members;";
+    if (etcd_ids.size() != facts_.members.size()) problems += " etcd has " + std::to_string(etcd_ids.size()) + " members;";
     add("MEMBERS", problems.empty(), problems.empty() ? std::to_string(etcd_ids.size()) + " members, IDs as recorded" : problems);
   }
 
   void pods_and_volumes() {
     std::string pod_problems, volume_problems;
-    const json& recorded = facts_["members"];
-    for (auto it = recorded.begin(); it != recorded.end(); ++it) {
-      const std::string& m = it.key();
+    for (const auto& [m, recorded] : facts_.members) {
       const json* pod = by_name(target_.pod_objects, m);
       if (pod == nullptr) {
         pod_problems += " " + m + ": no pod;";
         continue;
       }
-      if (base::string_at(*pod, "/metadata/uid") != it.value().value("podUID", "")) pod_problems += " " + m + ": recreated;";
+      if (base::string_at(*pod, "/metadata/uid") != recorded.pod_uid) pod_problems += " " + m + ": recreated;";
       long long restarts = 0;
       if (const json* st = base::find_at(*pod, "/status/containerStatuses"); st && st->is_array()) {
-        for (const auto& cs : *st) restarts += cs.value("restartCount", 0LL);
+        for (const auto& cs : *st) restarts += base::int_at(cs, "/restartCount");
       }
-      if (restarts != it.value().value("restarts", 0LL)) pod_problems += " " + m + ": restarted;";
+      if (restarts != recorded.restarts) pod_problems += " " + m + ": restarted;";
       auto pvc = k_.get(kube::resources::persistentvolumeclaims, v_.ns, op::member_pvc(m));
       if (!pvc) {
         volume_problems += " " + op::member_pvc(m) + ": " + pvc.error().one_line() + ";";
-      } else if (base::string_at(*pvc, "/spec/volumeName") != it.value().value("volumeName", "")) {
+      } else if (base::string_at(*pvc, "/spec/volumeName") != recorded.volume_name) {
         volume_problems += " " + op::member_pvc(m) + ": bound to another volume;";
       } else {
         pvcs_[m] = *pvc;
@@ -300,20 +299,20 @@ class Verifier {
       std::string m = base::string_at(member, "/metadata/name");
       std::string uid = base::string_at(member, "/metadata/uid");
       const json* c = op::controller_of(member);
-      if (c == nullptr || c->value("uid", "") != cluster_uid) problems += " EtcdMember " + m + ": not controlled by the EtcdCluster;";
+      if (c == nullptr || base::string_at(*c, "/uid") != cluster_uid) problems += " EtcdMember " + m + ": not controlled by the EtcdCluster;";
       const json* pod = by_name(target_.pod_objects, m);
       const json* pc = pod != nullptr ? op::controller_of(*pod) : nullptr;
-      if (pc == nullptr || pc->value("uid", "") != uid) problems += " pod " + m + ": not controlled by its EtcdMember;";
+      if (pc == nullptr || base::string_at(*pc, "/uid") != uid) problems += " pod " + m + ": not controlled by its EtcdMember;";
       if (pod != nullptr) {
         const json* labels = base::find_at(*pod, "/metadata/labels");
         json want = op::member_labels(v_.name, m);
         for (auto it = want.begin(); it != want.end(); ++it) {
-          if (labels == nullptr || labels->value(it.key(), "") != it.value()) problems += " pod " + m + ": label " + it.key() + ";";
+          if (labels == nullptr || base::string_at(*labels, "/" + base::pointer_token(it.key())) != it.value()) problems += " pod " + m + ": label " + it.key() + ";";
         }
       }
       auto pvc = pvcs_.find(m);
       const json* vc = pvc != pvcs_.end() ? op::controller_of(pvc->second) : nullptr;
-      if (vc == nullptr || vc->value("uid", "") != uid) problems += " PVC " + op::member_pvc(m) + ": not controlled by its EtcdMember;";
+      if (vc == nullptr || base::string_at(*vc, "/uid") != uid) problems += " PVC " + op::member_pvc(m) + ": not controlled by its EtcdMember;";
     }
     add("OWNERS", problems.empty(), problems.empty() ? "EtcdCluster -> EtcdMembers -> pods and PVCs" : problems);
   }
@@ -321,13 +320,13 @@ class Verifier {
   // docs/rules.md#verify-data-check: HashKV at the recorded revision while it is not compacted; after
   // that, the same hash on every member at one current revision >= R.
   void data() {
-    long long r = facts_.value("revision", 0LL);
+    long long r = facts_.revision;
     std::map<std::string, std::uint32_t> now_hash;
     std::string problems;
     bool compacted = false;
     for (const auto& t : target_.members) {
       if (t.endpoint.empty()) continue;
-      const json& rec = facts_["members"].value(t.name, json::object());
+      auto rec = facts_.members.find(t.name);
       auto h = etcd_->hash_kv(t.endpoint, r);
       if (!h) {
         if (etcd::is_compacted(h.error())) {
@@ -337,7 +336,7 @@ class Verifier {
         problems += " " + t.name + ": " + h.error().one_line() + ";";
         continue;
       }
-      if (rec.contains("hashKV") && rec["hashKV"].get<std::uint32_t>() != h->hash) {
+      if (rec != facts_.members.end() && rec->second.hash_kv && *rec->second.hash_kv != h->hash) {
         problems += " " + t.name + ": HashKV at revision " + std::to_string(r) + " differs;";
       }
     }
@@ -387,12 +386,8 @@ class Verifier {
       add("AUTH", false, secret.error().one_line());
       return;
     }
-    const json* data = base::find_at(*secret, "/data");
     std::string password;
-    if (data != nullptr && data->contains("password")) {
-      auto d = kube::base64_decode((*data)["password"].get<std::string>());
-      if (d) password = *d;
-    }
+    if (auto d = kube::base64_decode(base::string_at(*secret, "/data/password"))) password = *d;
     auto roles = etcd_->user_get("root");
     bool has_root_role = roles && std::find(roles->begin(), roles->end(), "root") != roles->end();
     auto enabled = live_auth_enabled(*etcd_);
@@ -421,7 +416,7 @@ class Verifier {
   json cluster_;
   const VerifyRequest& request_;
   Webhooks& webhooks_;
-  json facts_;
+  RecordedFacts facts_;
   ClusterVerification v_;
   admin::Target target_;
   std::unique_ptr<etcd::Client> etcd_;
@@ -435,7 +430,7 @@ base::Result<VerifyReport> verify_adoption(kube::Client& client, const VerifyReq
   if (!list) return list.error();
   std::vector<json> adopted;
   std::set<std::string> namespaces;
-  for (const auto& c : (*list)["items"]) {
+  for (const auto& c : base::array_at(*list, "/items")) {
     if (op::annotation(c, op::kAnnAdoptedFrom).empty()) continue;
     if (!request.name.empty() && base::string_at(c, "/metadata/name") != request.name) continue;
     adopted.push_back(c);

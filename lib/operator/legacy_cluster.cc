@@ -15,13 +15,13 @@ LegacyCluster LegacyCluster::from(const nlohmann::json& object) {
     c.spec = nlohmann::json::object();
     return c;
   }
-  c.metadata = object.value("metadata", nlohmann::json::object());
+  c.metadata = base::object_at(object, "/metadata");
   c.name = base::string_at(object, "/metadata/name");
   c.ns = base::string_at(object, "/metadata/namespace");
   c.uid = base::string_at(object, "/metadata/uid");
   c.deleting = base::find_at(object, "/metadata/deletionTimestamp") != nullptr;
   if (!c.metadata.is_object()) c.metadata = nlohmann::json::object();
-  c.spec = object.value("spec", nlohmann::json::object());
+  c.spec = base::object_at(object, "/spec");
   if (!c.spec.is_object()) c.spec = nlohmann::json::object();
   return c;
 }

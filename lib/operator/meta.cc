@@ -29,7 +29,7 @@ const nlohmann::json* controller_of(const nlohmann::json& object) {
   const nlohmann::json* refs = base::find_at(object, "/metadata/ownerReferences");
   if (refs == nullptr || !refs->is_array()) return nullptr;
   for (const auto& r : *refs) {
-    if (r.is_object() && r.value("controller", false)) return &r;
+    if (r.is_object() && base::bool_at(r, "/controller")) return &r;
   }
   return nullptr;
 }

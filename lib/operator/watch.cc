@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/json_at.h"
 #include "base/text.h"
 #include "operator/names.h"
 
@@ -36,13 +37,13 @@ bool flag_value(const nlohmann::json& args, std::string& out) {
 
 std::vector<std::string> watched_namespaces(const nlohmann::json& container) {
   std::string value;
-  for (const auto& e : container.value("env", nlohmann::json::array())) {
-    if (e.value("name", "") != kWatchNamespaceEnv) continue;
+  for (const auto& e : base::array_at(container, "/env")) {
+    if (base::string_at(e, "/name") != kWatchNamespaceEnv) continue;
     // A value from elsewhere (a ConfigMap, a field) cannot be known here.
     value = e.contains("value") && e["value"].is_string() ? e["value"].get<std::string>() : std::string();
   }
-  flag_value(container.value("command", nlohmann::json::array()), value);
-  flag_value(container.value("args", nlohmann::json::array()), value);
+  flag_value(base::array_at(container, "/command"), value);
+  flag_value(base::array_at(container, "/args"), value);
   std::vector<std::string> out;
   for (const auto& item : base::split(value, ',')) {
     if (auto name = base::trim(item); !name.empty()) out.push_back(std::move(name));

@@ -53,6 +53,9 @@ for prog in etcd-migrate kubectl-etcd; do
   [ -f "$root/usr/share/zsh/vendor-completions/_$prog" ] || fail "no zsh completion for $prog"
   [ -f "$root/usr/share/fish/vendor_completions.d/$prog.fish" ] || fail "no fish completion for $prog"
 done
+# A release holds no crash-test seam (meson_options.txt, -Dtest_seams).
+BINARIES="$root/usr/bin/etcd-migrate $root/usr/bin/kubectl-etcd" "$(dirname "$0")/test_seams_test.sh" ||
+  fail "the packaged programs hold a test seam"
 [ -f "$root/usr/share/man/man1/kubectl-etcd-snapshot.1.gz" ] || fail "no page kubectl-etcd-snapshot.1.gz"
 [ -f "$root/usr/share/man/man1/etcd-migrate-adopt.1.gz" ] || fail "no page etcd-migrate-adopt.1.gz"
 [ -x "$root/usr/bin/kubectl_complete-etcd" ] || fail "no executable /usr/bin/kubectl_complete-etcd (kubectl's plugin completion)"

@@ -111,7 +111,9 @@ int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_nam
     }
     transfer.update(text);
   };
-  // A test seam for crash tests: ETCD_MIGRATE_TEST_KILL_AFTER=<step> (or
+#ifdef ETCDOPCLI_TEST_SEAMS
+  // A test seam for crash tests, compiled into test builds only
+  // (-Dtest_seams=true): ETCD_MIGRATE_TEST_KILL_AFTER=<step> (or
   // <ns>/<name>:<step>) sends the process SIGKILL (or the signal named by
   // ETCD_MIGRATE_TEST_SIGNAL: INT, TERM) right after that step.
   if (const char* kill_after = std::getenv("ETCD_MIGRATE_TEST_KILL_AFTER"); kill_after != nullptr && *kill_after) {
@@ -122,6 +124,7 @@ int run_adopt(cli::Program& program, migrate::AdoptRequest request, bool all_nam
       if (target == step || target == cluster + ":" + step) std::raise(sig);
     };
   }
+#endif
   migrate::ApplyReport report = migrate::apply_plan(**client, *plan, request, *valid, hooks);
   transfer.finish();
   if (text) {

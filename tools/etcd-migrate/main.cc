@@ -72,5 +72,5 @@ int main(int argc, char** argv) {
   cli::register_commands(app, kCommands, action, program, at < args.size() ? args[at] : "");
   cli::add_hidden_commands(app, action, program);
   if (auto rc = cli::parse_args(app, static_cast<int>(args.size()), args.data(), std::cout, diag)) return *rc;
-  return action ? action() : 0;
+  return action ? cli::run_guarded(diag, action) : 0;
 }

@@ -74,5 +74,5 @@ int main(int argc, char** argv) {
   cli::register_commands(app, kCommands, action, program, selected_command(argc, argv));
   cli::add_hidden_commands(app, action, program);
   if (auto rc = cli::parse_args(app, argc, argv, std::cout, diag)) return *rc;
-  return action ? action() : 0;
+  return action ? cli::run_guarded(diag, action) : 0;
 }

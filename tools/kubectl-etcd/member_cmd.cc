@@ -78,12 +78,15 @@ int run_member(cli::Program& program, MemberOpts& o) {
   hooks.exec.step_done = [&progress](const admin::StepResult& r) {
     progress.line(std::string("step ") + admin::step_name(r.step) + ": " + r.outcome + (r.detail.empty() ? "" : " (" + r.detail + ")"));
   };
+#ifdef ETCDOPCLI_TEST_SEAMS
+  // Test seam for the crash tests, in test builds only (-Dtest_seams=true):
+  // die right after the named step.
   const char* kill_after = std::getenv("KUBECTL_ETCD_TEST_KILL_AFTER");
   std::string kill_step = kill_after != nullptr ? kill_after : "";
   hooks.exec.after_step = [kill_step](const std::string& step) {
-    // Test seam for the crash tests: die right after the named step.
     if (!kill_step.empty() && step == kill_step) std::raise(SIGKILL);
   };
+#endif
 
   auto result = admin::member_surgery(admin::real_steps(env), o.request, o.dry_run, cluster, hooks);
   progress.finish();

@@ -7,16 +7,24 @@
 #include <sstream>
 #include <thread>
 
+#include "admin/member_step.h"
 #include "member_e2e.h"
 
 using namespace member_e2e;
 
 namespace {
 
-const std::vector<std::string> kAddSteps = {"grow",   "create-member", "register", "wire",       "render",
-                                            "record", "ready",         "promote",  "mark-voter", "pdb"};
-const std::vector<std::string> kRemoveSteps = {"move-leader", "clear-id", "delete-member",
-                                               "remove-etcd", "release",  "count"};
+// The tables' steps, from the step type itself: a step added to a table
+// (between its first and last) is killed after too, without a list to update.
+std::vector<std::string> steps(admin::MemberStep first, admin::MemberStep last) {
+  std::vector<std::string> out;
+  for (int s = static_cast<int>(first); s <= static_cast<int>(last); ++s) {
+    out.emplace_back(admin::step_name(static_cast<admin::MemberStep>(s)));
+  }
+  return out;
+}
+const std::vector<std::string> kAddSteps = steps(admin::MemberStep::Grow, admin::MemberStep::Pdb);
+const std::vector<std::string> kRemoveSteps = steps(admin::MemberStep::MoveLeader, admin::MemberStep::Count);
 
 std::string replicas(const NativeCluster& c) {
   return c.kubectl({"get", "etcdcluster", c.name(), "-o", "jsonpath={.spec.replicas}/{.status.observed.replicas}"});

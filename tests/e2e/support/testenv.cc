@@ -21,6 +21,15 @@ namespace e2e {
 
 CommandResult run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env,
                   std::string_view stdin_data) {
+#ifndef ETCDOPCLI_TEST_SEAMS
+  // The crash tests' seams are compiled into test builds only (meson_options.txt).
+  for (const auto& [k, v] : extra_env) {
+    if (k.find("_TEST_KILL_AFTER") != std::string::npos || k.find("_TEST_SIGNAL") != std::string::npos) {
+      throw std::runtime_error(k + " is a test seam this build does not have: meson configure BUILDDIR "
+                               "-Dtest_seams=true (tests/run sets it)");
+    }
+  }
+#endif
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");

@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -93,4 +96,24 @@ TEST_CASE("closest finds near names only") {
   CHECK(cli::closest("helth", {"health", "status"}) == std::optional<std::string>("health"));
   CHECK_FALSE(cli::closest("zzzzzz", {"health", "status"}).has_value());
   CHECK(cli::edit_distance("kitten", "sitting") == 3);
+}
+
+TEST_CASE("run_guarded: an escaping exception is one line naming it, and exit 1") {
+  std::ostringstream err;
+  cli::Diag diag(err, false);
+  CHECK(cli::run_guarded(diag, [] { return 5; }) == 5);
+  CHECK(err.str().empty());
+  int rc = cli::run_guarded(diag, []() -> int {
+    return nlohmann::json::parse(R"({"members":5})").at("members").get<std::string>().size();
+  });
+  CHECK(rc == 1);
+  const std::string text = err.str();
+  CHECK(text.rfind("error: internal error: nlohmann::", 0) == 0);
+  CHECK(text.find("type_error") != std::string::npos);
+  CHECK(text.find("type must be string, but is number") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  std::ostringstream err2;
+  cli::Diag diag2(err2, false);
+  CHECK(cli::run_guarded(diag2, []() -> int { throw 42; }) == 1);
+  CHECK(err2.str() == "error: internal error: int; please report this with the command line\n");
 }

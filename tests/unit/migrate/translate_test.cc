@@ -24,3 +24,18 @@ TEST_CASE("strict base-10 int64") {
     CHECK_FALSE(migrate::parse_int64_strict(s, v));
   }
 }
+
+TEST_CASE("an etcd image that is not a string blocks with B3 naming the field") {
+  auto object = nlohmann::json::parse(R"({"apiVersion":"etcd.aenix.io/v1alpha1","kind":"EtcdCluster",
+    "metadata":{"name":"etcd","namespace":"ns"},
+    "spec":{"replicas":1,"podTemplate":{"spec":{"containers":[{"name":"etcd","image":5}]}}}})");
+  auto t = migrate::translate_spec(op::LegacyCluster::from(object), {}, migrate::ClusterFacts{}, migrate::PlanOptions{});
+  bool found = false;
+  for (const auto& v : t.verdicts) {
+    if (v.id != "B3") continue;
+    found = true;
+    CHECK(v.message.find("spec.podTemplate.spec.containers[etcd].image: expected a string, found an integer") !=
+          std::string::npos);
+  }
+  CHECK(found);
+}
