@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A TCP relay from an address Pods can route to (the node's bridge) to the
-apiserver on loopback: the `kubernetes` Service's endpoint. TLS passes
-through untouched.
+"""A TCP relay from an address Pods can route to (the node's bridge) to a
+server on loopback: the apiserver (the `kubernetes` Service's endpoint) and
+the S3 server (the Service `testenv-s3`). TLS passes through untouched.
 
 usage: relay.py LISTEN_HOST LISTEN_PORT TARGET_HOST TARGET_PORT
 """
