@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "admin/pod_restarts.h"
 #include "admin/target.h"
 #include "base/json_at.h"
 #include "base/rfc3339.h"
@@ -146,6 +147,34 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
           "pod was rendered by " + base::string_at(anns, "/" + base::pointer_token(op::kAnnRenderedBy)) +
               "; `member roll` lets the operator recreate it");
     }
+  }
+
+  // Members whose etcd exits and is started again without becoming Ready
+  // (docs/break-glass-design.md#restarting-members): the operator replaces
+  // such a member itself after op::kSelfHealRestarts, unless the container
+  // was OOMKilled; with no operator running nothing does.
+  const bool nobody_heals = in.operator_state && !in.operator_state->active;
+  for (const auto& p : in.pods) {
+    if (base::find_at(p, "/metadata/deletionTimestamp") != nullptr) continue;
+    const ContainerRestarts r = etcd_container_restarts(p);
+    if (!restarting(r)) continue;
+    std::string why = "etcd is not Ready and has " + describe_restarts(r);
+    const bool oom = r.last_reason == "OOMKilled";
+    if (nobody_heals) {
+      why += "; no operator runs to replace it: read `kubectl logs --previous` of the Pod, then fix it or "
+             "`kubectl etcd member replace --break-glass`";
+    } else if (oom) {
+      why += "; the operator does not replace a member killed for memory: raise its memory limit";
+    } else {
+      why += "; the operator replaces a member that restarts " + std::to_string(op::kSelfHealRestarts) +
+             " times without becoming Ready, while the others keep quorum";
+    }
+    std::uint64_t id = 0;
+    for (const auto& [eid, member] : member_of) {
+      if (member == name_of(p)) id = eid;
+    }
+    add(finding::kRestartingMember, nobody_heals || oom ? Severity::Error : Severity::Transient, name_of(p), id,
+        std::move(why));
   }
 
   // Counts: spec / observed / running.

@@ -34,6 +34,7 @@ inline constexpr const char* kHandRenderedPod = "HAND_RENDERED_POD";
 inline constexpr const char* kDeadlineExceeded = "DEADLINE_EXCEEDED";
 inline constexpr const char* kOperatorInactive = "OPERATOR_INACTIVE";
 inline constexpr const char* kUnreachableMember = "UNREACHABLE_MEMBER";
+inline constexpr const char* kRestartingMember = "RESTARTING_MEMBER";
 }  // namespace finding
 
 // docs/break-glass-design.md#transient-findings: transient findings are states the operator completes by

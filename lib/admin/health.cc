@@ -26,6 +26,7 @@ Probe probe(etcd::Client& c, const MemberTarget& m, etcd::Deadline d) {
   p.row.name = Session::label(m);
   p.row.endpoint = m.endpoint;
   p.row.id = m.id;
+  p.row.restarts = m.restarts;
   p.row.role = "-";
   auto t0 = SteadyClock::now();
   auto done = [&](std::string error) {
@@ -147,6 +148,7 @@ nlohmann::ordered_json health_document(const HealthReport& r) {
     j["took"] = m.took;
     j["error"] = m.error;
     j["endpoint"] = m.endpoint;
+    j["restarts"] = m.restarts >= 0 ? nlohmann::ordered_json(m.restarts) : nlohmann::ordered_json();
     doc["members"].push_back(std::move(j));
   }
   doc["findings"] = nlohmann::ordered_json::array();
@@ -164,7 +166,8 @@ output::View health_view() {
                {"HEALTHY", "healthy"},
                {"TOOK", "took", output::Cell::Seconds},
                {"ERROR", "error"},
-               {"ENDPOINT", "endpoint", output::Cell::Text, true}};
+               {"ENDPOINT", "endpoint", output::Cell::Text, true},
+               {"RESTARTS", "restarts", output::Cell::Text, true}};
   return v;
 }
 

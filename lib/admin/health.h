@@ -25,6 +25,7 @@ struct HealthRow {
   bool healthy = false;
   double took = 0;        // seconds
   std::string error;
+  long long restarts = -1;  // the etcd container's restartCount, -1 unknown (admin/pod_restarts.h)
 };
 
 struct HealthReport {

@@ -106,6 +106,7 @@ StatusReport cluster_status(Session& s) {
     }
     row["pod"] = m.name;
     row["ready"] = m.pod_ready;
+    row["restarts"] = m.restarts >= 0 ? ojson(m.restarts) : ojson();
     row["endpoint"] = m.endpoint;
     r.members.push_back(std::move(row));
   }
@@ -140,6 +141,7 @@ output::View status_view() {
                {"APPLIED", "raftAppliedIndex"},
                {"POD", "pod", output::Cell::Text, true},
                {"READY", "ready", output::Cell::Text, true},
+               {"RESTARTS", "restarts", output::Cell::Text, true},
                {"ENDPOINT", "endpoint", output::Cell::Text, true},
                {"ERRORS", "errors"}};
   return v;

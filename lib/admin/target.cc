@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "admin/pod_restarts.h"
 #include "base/json_at.h"
 #include "base/text.h"
 #include "etcd/member_id.h"
@@ -139,6 +140,7 @@ std::vector<MemberTarget> member_targets(const json& cluster, const json& member
       t.problem = "pod \"" + t.name + "\" has no IP";
     } else {
       t.pod_ready = kube::condition_true(*it->second, "Ready");
+      if (const auto r = etcd_container_restarts(*it->second); r.found) t.restarts = r.count;
       std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
       t.endpoint = scheme + "://" + host + ":" + std::to_string(op::kClientPort);
     }

@@ -66,6 +66,7 @@ struct MemberTarget {
   std::uint64_t id = 0;     // status.memberID, 0 when unknown
   bool voter = true;        // status.isVoter (always true with --endpoints)
   bool pod_ready = false;
+  long long restarts = -1;  // the etcd container's restartCount, -1 when no Pod reports it
 };
 
 struct Target {

@@ -68,6 +68,12 @@ inline constexpr std::string_view kAnnRollingPodUid = "cli.etcd-operator.cozysta
 // spec.replicas it asked for and the members it saw (operator/scale_target.h).
 inline constexpr std::string_view kAnnScaleTarget = "cli.etcd-operator.cozystack.io/scale-target";
 
+// The etcd container of a member Pod, and how many restarts without Ready
+// make the operator replace the member (if the others keep quorum;
+// docs/operator-contract.md#self-heal).
+inline constexpr std::string_view kMemberContainer = "etcd";
+inline constexpr int kSelfHealRestarts = 5;
+
 // --- legacy defaults -----------------------------------------------------------
 inline constexpr std::string_view kLegacyDefaultImage = "quay.io/coreos/etcd:v3.5.12";
 inline constexpr std::string_view kLegacyDefaultClaim = "data";

@@ -38,7 +38,8 @@ void setup_check(CLI::App& sub, cli::Action& action, cli::Program& program) {
                "Also compare every member's HashKV at one shared revision (as `hashkv`)");
   sub.footer("Consistency findings between etcd and the EtcdMembers and Pods, and each voter that cannot be\n"
              "dialled (UNREACHABLE_MEMBER, with the error and, when a certificate explains it, that certificate's\n"
-             "problem as `certs` reports it); exit 1 if any.\n"
+             "problem as `certs` reports it), and each member whose etcd container restarts without becoming\n"
+             "Ready (RESTARTING_MEMBER, with the restart count and last exit); exit 1 if any.\n"
              "--consistency: also the members' data (HashKV); exit 8 when two members disagree.");
   sub.callback([&action, &program, o] {
     action = [&program, o] {

@@ -255,3 +255,51 @@ TEST_CASE("a voter that cannot be dialled is a finding with the dial error; a le
   in.pods[1]["metadata"]["labels"].erase("etcd-operator.cozystack.io/role");
   CHECK_FALSE(find(admin::check_consistency(in), "UNREACHABLE_MEMBER"));
 }
+
+namespace {
+
+// c-bbbbb's etcd container restarted `count` times and is not Ready.
+admin::ConsistencyInput restarting(long long count, const std::string& reason = "Error") {
+  auto in = converged();
+  in.pods[1]["status"]["containerStatuses"] = json::array(
+      {{{"name", "etcd"}, {"ready", false}, {"restartCount", count},
+        {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}},
+        {"lastState", {{"terminated", {{"reason", reason}, {"exitCode", 2}}}}}}});
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("a member whose etcd keeps restarting is reported; transient while an operator can replace it") {
+  auto fs = admin::check_consistency(restarting(2));
+  REQUIRE(codes(fs) == std::vector<std::string>{"RESTARTING_MEMBER"});
+  CHECK(fs[0].member == "c-bbbbb");
+  CHECK(fs[0].id == 2);
+  CHECK(fs[0].severity == admin::Severity::Transient);
+  CHECK(fs[0].message.find("restarted 2 times (last exit: Error, code 2; now CrashLoopBackOff)") != std::string::npos);
+  CHECK(fs[0].message.find("restarts 5 times without becoming Ready") != std::string::npos);
+}
+
+TEST_CASE("a restarting member with no operator running, or killed for memory, is an error") {
+  auto in = restarting(7);
+  in.operator_state = admin::OperatorState{};
+  in.operator_state->active = false;
+  auto fs = admin::check_consistency(in);
+  REQUIRE(find(fs, "RESTARTING_MEMBER"));
+  CHECK(find(fs, "RESTARTING_MEMBER")->severity == admin::Severity::Error);
+  CHECK(find(fs, "RESTARTING_MEMBER")->message.find("no operator runs") != std::string::npos);
+
+  auto oom = admin::check_consistency(restarting(7, "OOMKilled"));
+  REQUIRE(find(oom, "RESTARTING_MEMBER"));
+  CHECK(find(oom, "RESTARTING_MEMBER")->severity == admin::Severity::Error);
+  CHECK(find(oom, "RESTARTING_MEMBER")->message.find("memory") != std::string::npos);
+}
+
+TEST_CASE("a member back and Ready after restarts, or a Pod being deleted, is not reported") {
+  auto back = restarting(3);
+  back.pods[1]["status"]["containerStatuses"][0]["ready"] = true;
+  CHECK(admin::check_consistency(back).empty());
+  auto deleting = restarting(3);
+  deleting.pods[1]["metadata"]["deletionTimestamp"] = "2026-12-07T09:00:00Z";
+  CHECK(admin::check_consistency(deleting).empty());
+}
