@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "admin/consistency.h"
+#include "admin/member_facts.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
 #include "base/json_at.h"
@@ -15,7 +16,6 @@
 #include "operator/meta.h"
 #include "operator/names.h"
 #include "operator/scale_target.h"
-#include "admin/member_facts.h"
 
 namespace admin {
 
@@ -209,7 +209,6 @@ void force_delete_step(const LiveState& s, MemberPlan& p) {
   step(p, MemberStep::ForceDeletePod, "once etcd no longer lists the member, delete Pod " + p.member +
                                   " with grace 0 (uid precondition) if its Node is NotReady or gone");
 }
-
 
 }  // namespace member_planning
 

@@ -1,16 +1,11 @@
 // The planning of member remove and replace (docs/break-glass-design.md).
 #include "admin/member_facts.h"
 
-#include <algorithm>
-#include <sstream>
-
 #include "admin/consistency.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
 #include "base/json_at.h"
 #include "etcd/member_id.h"
-#include "operator/meta.h"
-#include "operator/names.h"
 #include "operator/scale_target.h"
 
 namespace admin::member_planning {

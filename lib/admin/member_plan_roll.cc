@@ -1,9 +1,6 @@
 // The planning of member roll (docs/break-glass-design.md).
 #include "admin/member_facts.h"
 
-#include <algorithm>
-#include <sstream>
-
 #include "admin/consistency.h"
 #include "admin/member_object.h"
 #include "admin/target.h"

@@ -1,8 +1,8 @@
 // The insides of etcd::Client (etcd/client.h), shared by its units, one per
 // etcd service as etcd's own client is split: client.cc (creation, the
-// connection and login machinery's entry points), client_cluster.cc,
-// client_kv.cc, client_auth.cc and client_maintenance.cc. The gRPC channels,
-// stubs, deadlines and endpoint fail-over live here. Private to lib/etcd.
+// config, the calls on every member), client_cluster.cc, client_kv.cc,
+// client_auth.cc and client_maintenance.cc. The gRPC channels, stubs,
+// deadlines, endpoint fail-over and login live here. Private to lib/etcd.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
