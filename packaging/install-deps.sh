@@ -21,6 +21,8 @@ packages=(
   containerd runc containernetworking-plugins busybox-static iptables nftables conntrack
   # tests: YAML pod templates of the legacy fixture
   python3-yaml
+  # tests: HPACK, to read the method of each gRPC call the lost-answer proxy forwards
+  python3-hpack
   # tests: the sanitizer build and the fuzz targets (libFuzzer: docs/fuzzing.md)
   clang libclang-rt-14-dev
   # tests: man pages, completion in real shells, the Debian package

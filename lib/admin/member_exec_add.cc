@@ -99,7 +99,14 @@ base::Result<Answer> Runner::register_learner() {
   }
   auto r = retry_while_unhealthy([&] { return etcd_.member_add_learner(url); }, o_.timeout, o_.progress);
   if (!r) {
-    if (r.error().reason != etcd::reason::kPeerURLExists) return std::move(r).error();
+    // Refused for a member that exists: an earlier MemberAdd whose answer was
+    // lost, retried by the client on another member, may have registered it
+    // (etcd derives the ID from the peer URLs and the second, so a retry
+    // within it collides on the ID, a later one on the URL); the member list
+    // decides (docs/server-faults.md#lost-answers-to-etcds-writes).
+    if (r.error().reason != etcd::reason::kPeerURLExists && r.error().reason != etcd::reason::kMemberExists) {
+      return std::move(r).error();
+    }
     auto again = members_now();
     if (!again) return std::move(again).error();
     const auto* e = find_member(*again, 0, {}, url);

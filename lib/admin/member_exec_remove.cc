@@ -90,7 +90,10 @@ base::Result<Answer> Runner::move_leader() {
                            "re-run once `kubectl etcd health -c " + c_ + "` shows a leader and a healthy voter");
   }
   auto r = etcd_.move_leader(h.leader_endpoint, h.to);
-  if (!r) return std::move(r).error();
+  // No answer is not a refusal: the leader may have handed over before the
+  // connection dropped; the transferee's own Status below decides
+  // (docs/server-faults.md#lost-answers-to-etcds-writes).
+  if (!r && !etcd::is_answer_lost(r.error())) return std::move(r).error();
   std::string to_ep;
   for (const auto& v : *statuses) {
     if (v.id == h.to) to_ep = v.endpoint;
@@ -100,6 +103,7 @@ base::Result<Answer> Runner::move_leader() {
     auto st = etcd_.status(to_ep);
     if (st && st->is_leader()) return Answer::did("leader now " + etcd::format_member_id(h.to));
     if (Clock::now() > until) {
+      if (!r) return std::move(r).error();
       return base::make_error(base::ErrorKind::Failed, "MoveLeader was accepted but " + etcd::format_member_id(h.to) +
                                                          " does not lead yet", {}, "re-run to resume");
     }

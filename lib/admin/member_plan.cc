@@ -1,13 +1,14 @@
-// Over 600 lines on purpose: the refusals and steps of add, promote,
-// remove, replace and roll come from one set of facts about the cluster and
-// share their checks (quorum, changes in flight, the operator's mode); what
-// the operator would write for a member is rendered in member_render.cc.
+// The planning of member surgery: the facts, the shared checks and steps,
+// and plan_member(), which hands each operation to its planner
+// (admin/member_facts.h); what the operator would write for a member is
+// rendered in member_render.cc.
 #include "admin/member_plan.h"
 
 #include <algorithm>
 #include <sstream>
 
 #include "admin/consistency.h"
+#include "admin/member_facts.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
 #include "base/json_at.h"
@@ -19,18 +20,6 @@
 namespace admin {
 
 using json = nlohmann::json;
-
-namespace {
-
-bool pending(const json& o) { return !deleting(o) && awaiting_initial_cluster(o); }
-bool has_condition(const json& o, const std::string& type) {
-  for (const auto& c : base::array_at(o, "/status/conditions")) {
-    if (base::string_at(c, "/type") == type) return base::string_at(c, "/status") == "True";
-  }
-  return false;
-}
-
-}  // namespace
 
 const json* LiveState::pod(const std::string& name) const {
   for (const auto& p : pods) {
@@ -82,16 +71,16 @@ const etcd::Member* find_etcd(const LiveState& s, std::uint64_t id, const std::s
 
 // --- planning ---------------------------------------------------------------------
 
-namespace {
+namespace member_planning {
 
-struct Facts {
-  std::vector<const json*> active, terminating, pending_members;
-  std::size_t running = 0;
-  bool any_dormant = false;
-  long long spec_replicas = 0, observed = 0;
-  std::size_t voters = 0, healthy_voters = 0;
-  std::vector<const etcd::Member*> learners;
-};
+bool pending(const json& o) { return !deleting(o) && awaiting_initial_cluster(o); }
+bool has_condition(const json& o, const std::string& type) {
+  for (const auto& c : base::array_at(o, "/status/conditions")) {
+    if (base::string_at(c, "/type") == type) return base::string_at(c, "/status") == "True";
+  }
+  return false;
+}
+
 
 Facts facts_of(const LiveState& s) {
   Facts f;
@@ -190,193 +179,6 @@ void in_flight_checks(const LiveState& s, const Facts& f, MemberPlan& p, const s
   }
 }
 
-void add_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p, bool gap_only) {
-  const std::string c = name_of(s.cluster);
-  // Operator-mediated: an earlier run's scale is in flight when spec.replicas
-  // is the count its annotation asked for and the operator is still adding
-  // that member. That run's answer may have been lost: this one resumes it
-  // (the scale step finds it done) instead of asking for one member more
-  // (docs/step-engine.md#relative-effects).
-  if (p.mode == Mode::Operator && !gap_only) {
-    const auto own = op::scale_target(s.cluster);
-    // Not adopted yet, or a member being added (pending, or a learner).
-    const bool adding = f.observed < f.spec_replicas || !f.pending_members.empty() || !f.learners.empty();
-    if (own && own->replicas == f.spec_replicas && adding) {
-      p.resume = true;
-      p.replicas = f.observed;
-      p.want = own->replicas;
-      p.before = own->before;
-      step(p, MemberStep::Scale, "spec.replicas is already " + std::to_string(own->replicas) +
-                                     ", as an earlier `member add` asked; the operator is adding that member");
-      if (r.wait) {
-        step(p, MemberStep::WaitAdded, "wait until the operator added the member, promoted it and reports " +
-                                           std::to_string(p.want) + " Ready voters");
-      }
-      return;
-    }
-  }
-  // Resume: a pending EtcdMember, or a learner that maps to an EtcdMember.
-  const json* resume = nullptr;
-  for (const auto* m : f.pending_members) {
-    if (resume != nullptr) {
-      p.refusals.push_back("more than one pending EtcdMember");
-      return;
-    }
-    resume = m;
-  }
-  for (const auto* l : f.learners) {
-    const json* m = member_for(s, *l);
-    if (m == nullptr) {
-      const std::string id = etcd::format_member_id(l->id);
-      p.refusals.push_back("orphan learner " + id + " (no EtcdMember): `member remove " + id + "` first");
-      return;
-    }
-    if (resume == nullptr) resume = m;
-    else if (name_of(*resume) != name_of(*m)) p.refusals.push_back("more than one learner or pending member");
-  }
-  // Promoted, but the voter flag not written yet (a stop right after the
-  // promotion): finish with the flag, the label and the PDB.
-  if (resume == nullptr && p.mode == Mode::BreakGlass && !gap_only) {
-    for (const auto* m : f.active) {
-      const etcd::Member* e = find_etcd(s, stored_id(*m), name_of(*m), peer_url(s.cluster, *m));
-      if (e == nullptr || e->is_learner || base::bool_at(*m, "/status/isVoter")) continue;
-      p.resume = true;
-      p.added = p.member = name_of(*m);
-      p.id = e->id;
-      p.kind = TargetKind::Member;
-      p.replicas = f.observed;
-      step(p, MemberStep::MarkVoter, "status isVoter true, Pod role label voter");
-      step(p, MemberStep::Pdb, "patch the PodDisruptionBudget " + c + " minAvailable, if present");
-      return;
-    }
-  }
-  if (!f.terminating.empty() && !gap_only) {
-    p.refusals.push_back("EtcdMember " + name_of(*f.terminating.front()) + " is Terminating: a removal is in flight");
-  }
-  if (resume == nullptr && !r.force && !s.uncovered_certs.empty()) {
-    const std::string ns = base::string_at(s.cluster, "/metadata/namespace");
-    for (const auto& cert : s.uncovered_certs) {
-      p.refusals.push_back("the certificate of " + cert + " does not cover " + op::future_member_dns(c, ns) +
-                           ", the kind of name the operator gives a new member, so TLS to it would fail: add the DNS name *." +
-                           op::service_dns(c, ns) + " to it (or issue it with cert-manager), or pass --force");
-    }
-  }
-  if (p.mode == Mode::Operator) {
-    if (resume != nullptr) {
-      p.refusals.push_back("EtcdMember " + name_of(*resume) + " is being added: the operator completes it");
-      return;
-    }
-    if (f.spec_replicas != f.observed && !r.force) {
-      p.refusals.push_back("spec.replicas " + std::to_string(f.spec_replicas) + " differs from status.observed.replicas " +
-                           std::to_string(f.observed) + ": a change is in flight (--force to add anyway)");
-    }
-    if (static_cast<long long>(f.running) != f.observed && !r.force) {
-      p.refusals.push_back(std::to_string(f.running) + " running EtcdMembers for status.observed.replicas " +
-                           std::to_string(f.observed) + ": the operator is still converging (--force to add anyway)");
-    }
-    p.replicas = f.observed;
-    p.want = f.spec_replicas + 1;
-    // The count asked for is absolute (docs/step-engine.md#relative-effects).
-    step(p, MemberStep::Scale, "merge patch spec.replicas " + std::to_string(f.spec_replicas) + " -> " +
-                         std::to_string(f.spec_replicas + 1) + " (and the " + std::string(op::kAnnScaleTarget) + " annotation); the operator adds a learner and promotes it");
-    if (r.wait) {
-      step(p, MemberStep::WaitAdded, "wait until the operator added the member, promoted it and reports " +
-                                std::to_string(p.want) + " Ready voters");
-    }
-    return;
-  }
-  p.replicas = f.observed;
-  if (resume != nullptr) {
-    p.resume = true;
-    p.added = name_of(*resume);
-    if (p.op == MemberOp::Add) {
-      p.member = p.added;
-      p.peer_url = peer_url(s.cluster, *resume);
-      if (const auto* e = find_etcd(s, stored_id(*resume), p.member, p.peer_url)) p.id = e->id;
-    }
-  } else {
-    if (f.spec_replicas != f.observed && !r.force) {
-      p.refusals.push_back("spec.replicas " + std::to_string(f.spec_replicas) + " differs from status.observed.replicas " +
-                           std::to_string(f.observed) + ": a change is in flight (--force to add anyway)");
-    }
-    if (f.healthy_voters < f.voters && !gap_only) {
-      p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
-                           " voter(s) do not answer: remove the dead member first (`member replace`)");
-    }
-    if (!s.headless_service) p.refusals.push_back("the headless Service " + c + " does not exist");
-    for (const auto& sec : s.missing_secrets) p.refusals.push_back("Secret " + sec + " (mounted by members) does not exist");
-  }
-  const bool grow = !p.resume && !gap_only && static_cast<long long>(f.running) >= f.observed;
-  if (grow) {
-    step(p, MemberStep::Grow, "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
-                        std::to_string(f.observed + 1) + " (progressDeadline null)");
-    if ((f.observed + 1) % 2 == 0) p.warnings.push_back("the cluster will have an even number of members (" + std::to_string(f.observed + 1) + ")");
-  }
-  const std::string who = p.added.empty() ? "a new EtcdMember (generateName " + c + "-)" : "EtcdMember " + p.added;
-  if (p.added.empty()) step(p, MemberStep::CreateMember, "create " + who + " with initialCluster \"\" and the member-cleanup finalizer");
-  step(p, MemberStep::Register, "MemberAddAsLearner with its peer URL (skipped when etcd lists it)");
-  step(p, MemberStep::Wire, "merge patch spec.initialCluster from the add response and the component label");
-  step(p, MemberStep::Render, "create its PVC and Pod as the operator renders them (annotated rendered-by)");
-  step(p, MemberStep::Record, "status merge patch podName, podUID, pvcName, replicas, selector");
-  step(p, MemberStep::Ready, "wait until the Pod is Ready and etcd lists the member, then status memberID");
-  if (!r.no_promote) {
-    step(p, MemberStep::Promote, "MemberPromote, retried while the learner catches up");
-    step(p, MemberStep::MarkVoter, "status isVoter true, Pod role label voter");
-    step(p, MemberStep::Pdb, "patch the PodDisruptionBudget " + c + " minAvailable, if present");
-  }
-}
-
-void promote_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p) {
-  const etcd::Member* e = nullptr;
-  if (auto id = parse_member_id(r.target)) e = find_etcd(s, *id, {}, {});
-  const json* m = nullptr;
-  for (const auto& x : s.members) {
-    if (name_of(x) == r.target) m = &x;
-  }
-  if (e == nullptr && m != nullptr) e = find_etcd(s, stored_id(*m), name_of(*m), peer_url(s.cluster, *m));
-  if (e == nullptr) {
-    for (const auto& x : s.etcd.members) {
-      if (x.name == r.target) e = &x;
-    }
-  }
-  if (e == nullptr) {
-    p.not_found = m != nullptr ? "EtcdMember " + r.target + " is not an etcd member" : "no member " + r.target;
-    return;
-  }
-  if (m == nullptr) m = member_for(s, *e);
-  p.id = e->id;
-  if (m == nullptr) {
-    const std::string id = etcd::format_member_id(e->id);
-    p.refusals.push_back("learner " + id + " has no EtcdMember: an orphan learner is never promoted; `member remove " + id + "`");
-    return;
-  }
-  p.member = name_of(*m);
-  p.kind = TargetKind::Member;
-  if (!e->is_learner) {
-    p.voter = true;
-    if (p.mode == Mode::BreakGlass && !base::bool_at(*m, "/status/isVoter")) {
-      step(p, MemberStep::MarkVoter, "status isVoter true, Pod role label voter");
-      step(p, MemberStep::Pdb, "patch the PodDisruptionBudget if present");
-    }
-    return;
-  }
-  if (deleting(*m) || dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is deleting or dormant");
-  if (base::string_at(*m, "/spec/initialCluster").empty()) {
-    p.refusals.push_back("EtcdMember " + p.member + " is pending (no initialCluster)");
-  }
-  const json* pod = s.pod(p.member);
-  if (pod == nullptr || !has_condition(*pod, "Ready")) p.refusals.push_back("the Pod of " + p.member + " is not Ready");
-  if (f.healthy_voters < f.voters && !r.force) {
-    p.refusals.push_back(std::to_string(f.voters - f.healthy_voters) +
-                         " voter(s) do not answer and promotion raises the quorum size (--force to promote anyway)");
-  }
-  step(p, MemberStep::Promote, "MemberPromote " + etcd::format_member_id(e->id) + ", retried while the learner catches up");
-  if (p.mode == Mode::BreakGlass) {
-    step(p, MemberStep::MarkVoter, "status isVoter true (and memberID), Pod role label voter");
-    step(p, MemberStep::Pdb, "patch the PodDisruptionBudget if present");
-  }
-}
-
 // Operator-mediated: the step right before the write that takes the target
 // down (its EtcdMember's delete, its Pod's delete), for every voter, since
 // the leader may change between this plan and that write; it decides when
@@ -408,220 +210,16 @@ void force_delete_step(const LiveState& s, MemberPlan& p) {
                                   " with grace 0 (uid precondition) if its Node is NotReady or gone");
 }
 
-void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p, bool replace) {
-  const json* m = nullptr;
-  for (const auto& x : s.members) {
-    if (name_of(x) == r.target) m = &x;
-  }
-  const etcd::Member* e = nullptr;
-  auto id = m == nullptr ? parse_member_id(r.target) : std::nullopt;
-  if (m == nullptr) {
-    for (const auto& x : s.etcd.members) {
-      if (x.name == r.target || (id && x.id == *id)) e = &x;
-    }
-    if (e != nullptr) m = member_for(s, *e);
-    if (m == nullptr && id) {
-      for (const auto& x : s.members) {
-        if (stored_id(x) == *id) m = &x;
-      }
-    }
-  }
-  if (m != nullptr) {
-    p.member = name_of(*m);
-    p.peer_url = peer_url(s.cluster, *m);
-    e = find_etcd(s, stored_id(*m), p.member, p.peer_url);
-    p.kind = e != nullptr ? TargetKind::Member : TargetKind::Ghost;
-    p.was_ready = has_condition(*m, "Ready");
-    p.ready_members = base::int_at(s.cluster, "/status/readyMembers", 0);
-    p.resume = deleting(*m);
-  } else if (e != nullptr) {
-    p.kind = TargetKind::Orphan;
-  } else {
-    // Gone: a re-run after the release. Finish the count of a shrink, or
-    // the gap fill of a replace.
-    const bool gap = static_cast<long long>(f.running) < f.observed && f.spec_replicas == f.observed;
-    if (gap && (r.scale_down || replace) && p.mode == Mode::BreakGlass) {
-      p.kind = TargetKind::Gone;
-      p.resume = true;
-      p.replicas = f.observed;
-      if (replace) {
-        add_steps(s, f, r, p, true);
-      } else {
-        step(p, MemberStep::Count, "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) +
-                             " -> " + std::to_string(f.observed - 1) + ", the PDB");
-      }
-      return;
-    }
-    const json* pod = s.pod(r.target);
-    if (r.force_delete_pod && pod != nullptr && !replace) {
-      // The EtcdMember was released but its Pod is stuck Terminating.
-      p.kind = TargetKind::Gone;
-      p.resume = true;
-      p.member = r.target;
-      force_delete_step(s, p);
-      return;
-    }
-    p.not_found = "no EtcdMember or etcd member " + r.target;
-    return;
-  }
-  if (e != nullptr) {
-    p.id = e->id;
-    p.voter = !e->is_learner;
-  } else if (m != nullptr) {
-    p.id = stored_id(*m);
-  }
-  p.replicas = f.observed;
-  if (m != nullptr && dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is dormant");
-  in_flight_checks(s, f, p, p.member);
-  if (e != nullptr) {
-    if (s.etcd.members.size() <= 1) p.refusals.push_back("it is the last member: pausing is spec.replicas 0");
-    if (p.voter) {
-      std::size_t left = f.healthy_voters - (s.healthy.count(e->id) ? 1 : 0);
-      if (left < quorum(f.voters - 1)) {
-        p.refusals.push_back("removing voter " + etcd::format_member_id(e->id) + " would leave " + std::to_string(left) +
-                             " healthy voter(s), fewer than the quorum " + std::to_string(quorum(f.voters - 1)) +
-                             " of the " + std::to_string(f.voters - 1) + " left");
-      }
-    }
-  }
-  if (r.scale_down && (p.mode == Mode::Operator || replace)) {
-    p.refusals.push_back(replace ? "--scale-down does not go with replace"
-                                 : "a targeted shrink is break-glass only (the operator always drops the newest); pass --break-glass");
-  }
-  if (r.scale_down && f.observed <= 1) p.refusals.push_back("scaling to 0 by removal: pausing is spec.replicas 0");
-  const std::string target = p.member.empty() ? "etcd member " + etcd::format_member_id(p.id) : "EtcdMember " + p.member;
-  if (r.force_delete_pod && (p.kind == TargetKind::Orphan || replace)) {
-    p.refusals.push_back(replace ? "--force-delete-pod goes with `member remove`"
-                                 : "--force-delete-pod: etcd member " + etcd::format_member_id(p.id) +
-                                       " has no EtcdMember and no Pod");
-  }
-  if (p.kind == TargetKind::Orphan) {
-    step(p, MemberStep::RemoveEtcd,
-         "MemberRemove " + etcd::format_member_id(p.id) + " (" + (p.voter ? "stray voter" : "orphan learner") + ")");
-    return;
-  }
-  if (p.mode == Mode::Operator) {
-    if (p.kind == TargetKind::Ghost) step(p, MemberStep::ClearId, "status merge patch memberID \"\" on " + target);
-    if (e != nullptr) handover_step(s, r, p, target, *e, "the operator's MemberRemove of a leader costs an election");
-    if (m != nullptr && !deleting(*m)) {
-      step(p, MemberStep::DeleteMember, "annotate " + target + " allow-deletion, delete it (uid precondition); the operator's finalizer removes it from etcd and fills the gap");
-    }
-    if (r.force_delete_pod) force_delete_step(s, p);
-    if (r.wait) {
-      // The operator's scale-up fills the gap the removal leaves (spec.replicas stays).
-      p.want = f.spec_replicas;
-      step(p, MemberStep::WaitRemoved, "wait until etcd no longer lists " + target + " and the EtcdMember is gone");
-      step(p, MemberStep::WaitFilled, "wait until the operator filled the gap: " + std::to_string(p.want) +
-                                 " Ready voters, none a learner");
-    }
-    return;
-  }
-  if (e != nullptr && p.voter && e->id == s.leader) {
-    if (!r.move_leader) p.refusals.push_back(target + " leads: leadership must move first (drop --no-move-leader)");
-    step(p, MemberStep::MoveLeader, "move leadership from " + target + " to a healthy voter");
-  }
-  const bool finalizer = m != nullptr && has_member_finalizer(*m);
-  step(p, MemberStep::ClearId, "status merge patch memberID \"\" on " + target);
-  if (!finalizer && e != nullptr) {
-    step(p, MemberStep::RemoveEtcd, "MemberRemove " + etcd::format_member_id(p.id) + " (no finalizer holds the object)");
-  }
-  step(p, MemberStep::DeleteMember, "annotate " + target + " allow-deletion, delete it (uid precondition; the finalizer keeps it)");
-  if (finalizer && e != nullptr) step(p, MemberStep::RemoveEtcd, "MemberRemove " + etcd::format_member_id(p.id));
-  step(p, MemberStep::Release, "confirm absence by a linearizable MemberList, then drop the member-cleanup finalizer");
-  if (r.force_delete_pod) force_delete_step(s, p);
-  if (r.scale_down) {
-    step(p, MemberStep::Count, "merge patch spec.replicas and status.observed.replicas " + std::to_string(f.observed) + " -> " +
-                         std::to_string(f.observed - 1) + ", the PDB");
-  } else if (p.was_ready) {
-    step(p, MemberStep::Count, "decrement status.readyMembers; the count stays for the operator to fill");
-  }
-  if (replace) {
-    MemberRequest add = r;
-    add_steps(s, f, add, p, true);
-  }
-}
+}  // namespace member_planning
 
-// docs/rules.md#member-pod-and-pvc: the operator recreates the Pod from its own template; only a
-// PVC brings the data and the member ID back.
-void roll_steps(const LiveState& s, const Facts& f, const MemberRequest& r, MemberPlan& p) {
-  p.mode = Mode::Operator;
-  const json* m = nullptr;
-  for (const auto& x : s.members) {
-    if (name_of(x) == r.target) m = &x;
-  }
-  if (m == nullptr) {
-    if (auto id = parse_member_id(r.target)) {
-      if (const auto* e = find_etcd(s, *id, {}, {})) m = member_for(s, *e);
-    }
-  }
-  if (m == nullptr) {
-    p.not_found = "no EtcdMember " + r.target;
-    return;
-  }
-  p.member = name_of(*m);
-  p.kind = TargetKind::Member;
-  p.peer_url = peer_url(s.cluster, *m);
-  p.replicas = f.observed;
-  if (in_memory(*m)) {
-    p.refusals.push_back("EtcdMember " + p.member +
-                         " keeps its data in memory (storage.medium Memory): a new Pod starts empty and the member "
-                         "is lost; such members are never rolled");
-  }
-  if (!(s.operator_state && s.operator_state->active)) {
-    p.refusals.push_back("the operator is not active" +
-                         (s.operator_state ? " (" + s.operator_state->reason + ")" : std::string()) +
-                         ": nothing would recreate the Pod of " + p.member);
-  }
-  if (deleting(*m) || dormant(*m)) p.refusals.push_back("EtcdMember " + p.member + " is deleting or dormant");
-  if (pending(*m)) p.refusals.push_back("EtcdMember " + p.member + " is pending: an add is in flight");
-  const etcd::Member* e = find_etcd(s, stored_id(*m), p.member, p.peer_url);
-  if (e == nullptr) {
-    p.refusals.push_back("etcd does not list " + p.member + ": see `kubectl etcd member unwedge`");
-  } else {
-    p.id = e->id;
-    p.voter = !e->is_learner;
-    in_flight_checks(s, f, p, p.member);
-    if (p.voter) {
-      // While its Pod restarts the member is down: the rest must keep quorum.
-      std::size_t left = f.healthy_voters - (s.healthy.count(e->id) ? 1 : 0);
-      if (left < quorum(f.voters)) {
-        p.refusals.push_back("while " + p.member + " restarts " + std::to_string(left) +
-                             " healthy voter(s) are left, fewer than the quorum " + std::to_string(quorum(f.voters)));
-      }
-    }
-  }
-  const json* pod = s.pod(p.member);
-  const std::string now = pod != nullptr ? base::string_at(*pod, "/metadata/uid") : std::string();
-  const std::string cost = "a leader whose Pod is deleted costs an election";
-  // An earlier run marked the Pod it replaces before deleting it: only that
-  // UID is ever deleted, so a re-run does not roll the operator's new Pod.
-  const std::string marked = op::annotation(*m, op::kAnnRollingPodUid);
-  const std::string pvc = op::member_pvc(p.member);
-  if (!marked.empty()) {
-    p.resume = true;
-    p.pod_uid = marked;
-    if (now == marked) {
-      if (e != nullptr) handover_step(s, r, p, "EtcdMember " + p.member, *e, cost);
-      step(p, MemberStep::DeletePod, "delete Pod " + p.member + " " + marked + " (marked by an earlier run, uid precondition); "
-                            "the operator recreates it with PVC " + pvc);
-    }
-  } else if (pod != nullptr) {
-    p.pod_uid = now;
-    step(p, MemberStep::MarkRoll, "annotate EtcdMember " + p.member + " " + std::string(op::kAnnRollingPodUid) + "=" + now +
-                             " (resourceVersion guard): a re-run then knows which Pod it replaces");
-    if (e != nullptr) handover_step(s, r, p, "EtcdMember " + p.member, *e, cost);
-    step(p, MemberStep::DeletePod, "delete Pod " + p.member + " (uid precondition); the operator recreates it with PVC " + pvc);
-  } else {
-    step(p, MemberStep::DeletePod, "no Pod " + p.member + " now: the operator creates it");
-  }
-  step(p, MemberStep::WaitPod, "wait until the new Pod " + p.member + " is Ready" +
-                          (p.resume && now != marked ? " (an earlier run deleted Pod " + marked + "; not deleted again)"
-                                                     : std::string()));
-  step(p, MemberStep::Rejoin, "wait until " + p.member + " answers Status again as the same member");
-  if (!p.pod_uid.empty()) step(p, MemberStep::UnmarkRoll, "remove the annotation " + std::string(op::kAnnRollingPodUid));
-}
-
-}  // namespace
+using member_planning::add_steps;
+using member_planning::common_checks;
+using member_planning::Facts;
+using member_planning::facts_of;
+using member_planning::mode_checks;
+using member_planning::promote_steps;
+using member_planning::remove_steps;
+using member_planning::roll_steps;
 
 MemberPlan plan_member(const LiveState& s, const MemberRequest& r) {
   MemberPlan p;

@@ -130,6 +130,9 @@ base::Error from_status(const grpc::Status& status, std::string_view call, std::
 
 bool is_compacted(const base::Error& e) { return e.reason == reason::kCompacted; }
 bool is_plaintext_credentials(const base::Error& e) { return e.reason == reason::kPlaintextCredentials; }
+bool is_answer_lost(const base::Error& e) {
+  return e.reason == reason::kUnavailable || e.reason == reason::kDeadlineExceeded;
+}
 
 std::string member_object(std::string_view name, std::uint64_t id) {
   if (name.empty()) return "member " + format_member_id(id);

@@ -62,6 +62,10 @@ base::Error from_status(const grpc::Status& status, std::string_view call, std::
 bool is_compacted(const base::Error& e);
 // The client refused to send credentials over a plaintext connection.
 bool is_plaintext_credentials(const base::Error& e);
+// A call that got no answer (the connection dropped, the deadline passed):
+// etcd may still have applied it, so a write's step reads the state again
+// before it calls the write failed (docs/server-faults.md#lost-answers-to-etcds-writes).
+bool is_answer_lost(const base::Error& e);
 
 // The object text for a member: `member "name" (8e9e05c52164694d)`.
 std::string member_object(std::string_view name, std::uint64_t id);

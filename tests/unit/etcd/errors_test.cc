@@ -113,3 +113,10 @@ TEST_CASE("member objects name the member and its hex ID") {
   CHECK(etcd::member_object("c-1", 0x8e9e05c52164694dULL) == "member \"c-1\" (8e9e05c52164694d)");
   CHECK(etcd::member_object("", 10) == "member 000000000000000a");
 }
+
+TEST_CASE("is_answer_lost: a dropped connection or a passed deadline, not etcd's refusal") {
+  CHECK(etcd::is_answer_lost(etcd::map_error(14, "Socket closed", "MoveLeader", "x")));
+  CHECK(etcd::is_answer_lost(etcd::map_error(4, "Deadline Exceeded", "MemberAdd", "x")));
+  CHECK_FALSE(etcd::is_answer_lost(etcd::map_error(9, "etcdserver: Peer URLs already exists", "MemberAdd", "x")));
+  CHECK_FALSE(etcd::is_answer_lost(etcd::map_error(3, "etcdserver: bad leader transferee", "MoveLeader", "x")));
+}
