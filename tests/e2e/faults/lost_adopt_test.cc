@@ -1,18 +1,18 @@
 // A lost answer (docs/server-faults.md#lost-answers) in `etcd-migrate adopt
 // --apply` of a 3-member TLS + auth legacy cluster with a PDB, the safety
-// backup to a directory: one uninterrupted run through fault_proxy.py
-// counts its writes W; then for every N in 1..W a fresh cluster, the answer
-// to write N lost, the run fails or retries as it chooses, and the same
-// command again. Each time the end state is the uninterrupted run's: the
-// same object graph (uids, versions and times masked), the cluster and
-// member IDs and pod UIDs of before, every key a writer put meanwhile, and
-// `verify` passing.
+// backup to a directory: one uninterrupted run through fault_proxy.py counts
+// its writes W; then for every N in 1..W (of a kind not seen before:
+// lost_matrix.h) a fresh cluster, the answer to write N lost, the run fails
+// or retries as it chooses, and the same command again. Each time the end
+// state is the uninterrupted run's: the same object graph (uids, versions
+// and times masked), the cluster and member IDs and pod UIDs of before,
+// every key a writer put meanwhile, and `verify` passing.
 #include "lost_matrix.h"
 
 using namespace faults_e2e;
 
 TEST_CASE("adopt --apply: the answer to each write lost, then the same command again") {
-  int writes = 0;
+  std::vector<std::string> kinds;  // of each write, by number
   std::string expected;
   {
     e2e::Namespace ns("e2e-lost-adopt");
@@ -24,14 +24,15 @@ TEST_CASE("adopt --apply: the answer to each write lost, then the same command a
     auto r = e2e::run(adopt_args(f, proxy.kubeconfig(), e2e::backup_dir(f)), {{"NO_COLOR", "1"}});
     INFO("uninterrupted: " << r.out << r.err);
     REQUIRE(r.rc == 0);
-    writes = proxy.count("write ");
+    kinds = write_kinds(proxy);
     check_converged(f, before, writer);
     expected = e2e::graph(f);
     e2e::run({"rm", "-rf", work});
   }
-  MESSAGE("W = " << writes << " mutating requests");
-  REQUIRE(writes >= 10);
-  lost_matrix(writes, 4, [&](int n) {
+  const std::vector<int> cases = lost_cases(kinds);
+  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " of kinds not seen before");
+  REQUIRE(kinds.size() >= 10);
+  lost_matrix(cases, 4, [&](int n) {
     e2e::Namespace ns("e2e-lost-adopt");
     e2e::LegacyFixture f(ns.name(), "etcd", adopt_fixture());
     e2e::Before before = e2e::record(f);

@@ -1,17 +1,18 @@
 // A lost answer (docs/server-faults.md#lost-answers) in `kubectl-etcd member
 // replace --break-glass` of a follower of a 3-member native fixture: one
 // uninterrupted run through fault_proxy.py counts its writes W; then for
-// every N in 1..W a fresh cluster, the answer to write N lost, then the same
-// command again. Each time the end state is the uninterrupted run's: the
-// target gone from etcd and the EtcdMembers, one new member in its place,
-// no learner left, the counts where they were, the other members and their
-// IDs kept, `check` clean and a key put before still there.
+// every N in 1..W (of a kind not seen before: lost_matrix.h) a fresh
+// cluster, the answer to write N lost, then the same command again. Each
+// time the end state is the uninterrupted run's: the target gone from etcd
+// and the EtcdMembers, one new member in its place, no learner left, the
+// counts where they were, the other members and their IDs kept, `check`
+// clean and a key put before still there.
 #include "lost_member.h"
 
 using namespace faults_e2e;
 
 TEST_CASE("member replace --break-glass: the answer to each write lost, then the same command again") {
-  int writes = 0;
+  std::vector<std::string> kinds;  // of each write, by number
   MemberEnd expected;
   {
     NativeCluster c(member_e2e::runner_fixture("3.6", 3));
@@ -21,17 +22,18 @@ TEST_CASE("member replace --break-glass: the answer to each write lost, then the
     auto r = member_via(c, {"replace", target}, proxy.kubeconfig());
     INFO("uninterrupted: " << r.out << r.err);
     REQUIRE(r.rc == 0);
-    writes = proxy.count("write ");
+    kinds = write_kinds(proxy);
     expected = member_end(c);
     member_e2e::check_clean(c, "uninterrupted replace");
     e2e::run({"rm", "-rf", work});
   }
-  MESSAGE("W = " << writes << " mutating requests; end state " << expected);
+  const std::vector<int> cases = lost_cases(kinds);
+  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " of kinds not seen before; end state " << expected);
   CHECK(expected.etcd == 3);
   CHECK(expected.others == 1);
   CHECK(expected.learners == 0);
-  REQUIRE(writes >= 5);
-  lost_matrix(writes, 4, [&](int n) {
+  REQUIRE(kinds.size() >= 5);
+  lost_matrix(cases, 4, [&](int n) {
     NativeCluster c(member_e2e::runner_fixture("3.6", 3));
     put_marker(c);
     const std::string target = follower(c);
