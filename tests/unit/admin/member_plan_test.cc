@@ -404,6 +404,7 @@ TEST_CASE("replace run again after its target went resumes the member it was add
   CHECK_FALSE(p.refused());
   CHECK(p.resume);
   CHECK(p.kind == admin::TargetKind::Gone);
+  REQUIRE_FALSE(p.steps.empty());
   CHECK(ids(p).front() == "register");
 
   // Registered as a learner and wired: still the member being added.
