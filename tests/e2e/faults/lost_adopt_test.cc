@@ -30,7 +30,7 @@ TEST_CASE("adopt --apply: the answer to each write lost, then the same command a
     e2e::run({"rm", "-rf", work});
   }
   const std::vector<int> cases = lost_cases(kinds);
-  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " of kinds not seen before");
+  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " cases (one per kind, or LOST_ALL/LOST_N)");
   REQUIRE(kinds.size() >= 10);
   lost_matrix(cases, 4, [&](int n) {
     e2e::Namespace ns("e2e-lost-adopt");

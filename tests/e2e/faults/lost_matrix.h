@@ -48,10 +48,13 @@ inline std::vector<std::string> write_kinds(const FaultProxy& proxy) {
 }
 
 // The cases to run: each write whose kind no earlier write had. A write of
-// a kind seen before is the same step's code again, in its loop over the
-// members (the second EtcdMember's create is the first's), and each case
-// costs a fresh cluster (docs/server-faults.md#lost-answers). Every N with
-// LOST_ALL=1; LOST_N=3,5 runs only those (to look at one).
+// a kind seen before is the same request to the same resource again: the
+// same step in its loop over the members (adoption's second EtcdMember
+// create), or a later step's merge patch of the same status, lost and
+// handled as the first one (the client resends it, reads the 409 and the
+// step reads again); and each case costs a fresh cluster
+// (docs/server-faults.md#lost-answers). Every N with LOST_ALL=1; LOST_N=3,5
+// runs only those (to look at one).
 inline std::vector<int> lost_cases(const std::vector<std::string>& kinds) {
   std::vector<int> ns;
   const char* only = std::getenv("LOST_N");

@@ -28,7 +28,7 @@ TEST_CASE("member add --break-glass: the answer to each write lost, then the sam
     e2e::run({"rm", "-rf", work});
   }
   const std::vector<int> cases = lost_cases(kinds);
-  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " of kinds not seen before; end state " << expected);
+  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " cases (one per kind, or LOST_ALL/LOST_N); end state " << expected);
   CHECK(expected.etcd == 4);
   CHECK(expected.others == 1);
   CHECK(expected.learners == 0);
