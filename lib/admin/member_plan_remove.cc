@@ -1,6 +1,8 @@
 // The planning of member remove and replace (docs/break-glass-design.md).
 #include "admin/member_facts.h"
 
+#include <algorithm>
+
 #include "admin/consistency.h"
 #include "admin/member_object.h"
 #include "admin/target.h"
@@ -40,8 +42,17 @@ void remove_steps(const LiveState& s, const Facts& f, const MemberRequest& r, Me
     p.kind = TargetKind::Orphan;
   } else {
     // Gone: a re-run after the release. Finish the count of a shrink, or
-    // the gap fill of a replace.
-    const bool gap = static_cast<long long>(f.running) < f.observed && f.spec_replicas == f.observed;
+    // the gap fill of a replace. A member an earlier replace was adding
+    // (pending, or a learner) fills no gap yet: that run may have stopped
+    // on a lost answer right after creating it, and this one resumes it
+    // (docs/server-faults.md#lost-answers).
+    std::size_t adding = f.pending_members.size();
+    for (const auto* l : f.learners) {
+      const json* lm = member_for(s, *l);
+      if (lm != nullptr && !pending(*lm)) ++adding;
+    }
+    const long long filled = static_cast<long long>(f.running - std::min(adding, f.running));
+    const bool gap = filled < f.observed && f.spec_replicas == f.observed;
     if (gap && (r.scale_down || replace) && p.mode == Mode::BreakGlass) {
       p.kind = TargetKind::Gone;
       p.resume = true;

@@ -192,6 +192,12 @@ base::Result<HttpResponse> Transport::perform(const HttpRequest& req) {
   // bounds the shared cache: at the default (5) concurrent threads would
   // close each other's idle connections and handshake again and again.
   curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
+  // A create goes on a new connection only: on a reused connection that
+  // dies before the answer, libcurl sends the request again by itself,
+  // unseen by the client's retry rules (a POST is never resent, retry.h),
+  // and a create with generateName made a second object
+  // (docs/server-faults.md#lost-answers).
+  curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, req.method == "POST" ? 1L : 0L);
   auto timeout = req.timeout.count() > 0 ? req.timeout : options_.request_timeout;
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   rx.attach(c);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -161,7 +162,10 @@ std::string source_root() {
 std::string testenv_tool(const std::string& name) { return source_root() + "/tests/testenv/" + name; }
 
 std::string unique_name(std::string_view prefix) {
+  // The lost-answer matrices make fixtures from several threads at once.
+  static std::mutex mu;
   static std::mt19937_64 rng{std::random_device{}()};
+  std::lock_guard<std::mutex> lock(mu);
   static const char* alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
   std::string s(prefix);
   s += '-';

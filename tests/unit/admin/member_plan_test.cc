@@ -385,3 +385,37 @@ TEST_CASE("replace removes first, then fills the gap") {
                                            "create-member", "register", "wire", "render", "record", "ready",
                                            "promote", "mark-voter", "pdb"});
 }
+
+// The first run of a replace removed its target and created the new
+// EtcdMember (or registered it), then stopped: the answer to a write lost
+// (docs/server-faults.md#lost-answers). The member being added does not
+// fill the gap yet: the same command again resumes it.
+TEST_CASE("replace run again after its target went resumes the member it was adding") {
+  auto s = converged_state();
+  s.members.erase(2);
+  s.etcd.members.pop_back();
+  s.healthy = {1, 2};
+  auto pending = with_finalizer(member("c-ddddd", ""));
+  pending["spec"]["initialCluster"] = "";
+  pending["status"] = json::object();
+  s.members.push_back(pending);
+  auto p = admin::plan_member(s, req(admin::MemberOp::Replace, "c-ccccc"));
+  CHECK(p.not_found.empty());
+  CHECK_FALSE(p.refused());
+  CHECK(p.resume);
+  CHECK(p.kind == admin::TargetKind::Gone);
+  REQUIRE_FALSE(p.steps.empty());
+  CHECK(ids(p).front() == "register");
+
+  // Registered as a learner and wired: still the member being added.
+  s.members.back()["spec"]["initialCluster"] = "c-aaaaa=https://c-aaaaa.c.ns.svc:2380";
+  s.etcd.members.push_back(etcd_member(4, "", true));
+  s.etcd.members.back().peer_urls = {"https://c-ddddd.c.ns.svc:2380"};
+  auto l = admin::plan_member(s, req(admin::MemberOp::Replace, "c-ccccc"));
+  CHECK(l.not_found.empty());
+  CHECK_FALSE(l.refused());
+  CHECK(l.resume);
+
+  // Nothing being added and no gap: that target does not exist.
+  CHECK_FALSE(admin::plan_member(converged_state(), req(admin::MemberOp::Replace, "c-zzzzz")).not_found.empty());
+}
