@@ -139,6 +139,9 @@ JobVerdict job_verdict(const nlohmann::json& job) {
   return v;
 }
 
+// The scheduler's words for a pod whose PVC is not bound yet.
+constexpr const char* kUnboundClaims = "unbound immediate PersistentVolumeClaims";
+
 std::string pod_stuck_reason(const nlohmann::json& pod) {
   static const char* hopeless[] = {"CreateContainerConfigError", "ErrImagePull", "ImagePullBackOff",
                                    "InvalidImageName", "CreateContainerError"};
@@ -161,6 +164,9 @@ std::string pod_stuck_reason(const nlohmann::json& pod) {
     for (const auto& c : conds) {
       if (str(c, "type") == "PodScheduled" && str(c, "status") == "False" && str(c, "reason") == "Unschedulable") {
         std::string msg = str(c, "message");
+        // docs/rules.md#backup-job: a PVC still Pending (created a moment ago, its volume
+        // being provisioned) gets bound, and the scheduler tries again; --backup-timeout bounds it.
+        if (msg.find(kUnboundClaims) != std::string::npos) continue;
         return "Unschedulable" + (msg.empty() ? std::string() : ": " + msg);
       }
     }

@@ -59,7 +59,8 @@ JobVerdict job_verdict(const nlohmann::json& job);
 // A container waiting in CreateContainerConfigError (a missing Secret or
 // key), ErrImagePull/ImagePullBackOff/InvalidImageName, or the pod
 // Unschedulable (PodScheduled=False) will not get better by waiting for
-// --backup-timeout.
+// --backup-timeout; except a pod Unschedulable only because its PVC is not
+// bound yet (a claim created a moment ago): that one is waited for.
 std::string pod_stuck_reason(const nlohmann::json& pod);
 
 }  // namespace backup

@@ -125,6 +125,16 @@ base::Result<json> Client::get(const Resource& r, std::string_view ns, std::stri
   return send_json(call);
 }
 
+base::Result<std::string> Client::pod_log(std::string_view ns, std::string_view pod, std::string_view container,
+                                         std::size_t limit_bytes) {
+  Call call{{"get", resources::pods, std::string(ns), std::string(pod), "log"}, {}, true};
+  call.http.path = resources::pods.path(ns, pod, "log") +
+                   build_query({{"container", std::string(container)}, {"limitBytes", std::to_string(limit_bytes)}});
+  auto r = send(call);
+  if (!r) return std::move(r).error();
+  return std::move(r->body);
+}
+
 base::Result<json> Client::list(const Resource& r, std::string_view ns, const ListOptions& o) {
   std::string n = r.namespaced ? std::string(ns) : std::string();
   Call call{{"list", r, n, "", ""}, {}, true};

@@ -76,6 +76,11 @@ class Client {
   base::Result<nlohmann::json> remove(const Resource& r, std::string_view ns, std::string_view name,
                                      const DeleteOptions& o = {});
 
+  // A container's log (the pods/log subresource) as text, its last
+  // `limit_bytes` at most: what a finished Pod printed is read from here.
+  base::Result<std::string> pod_log(std::string_view ns, std::string_view pod, std::string_view container,
+                                    std::size_t limit_bytes = 64 * 1024);
+
   // SelfSubjectAccessReview: may the current user `verb` on r (ns, name, subresource)?
   base::Result<AccessReview> can_i(std::string_view verb, const Resource& r, std::string_view ns,
                                   std::string_view name = {}, std::string_view subresource = {});

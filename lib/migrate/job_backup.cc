@@ -75,6 +75,41 @@ std::string env_value(const json& job, const std::string& name) {
   return {};
 }
 
+// docs/rules.md#backup-job: Complete says the agent exited 0, not where the
+// artefact is or what it holds; its result line says both. The log may lag
+// the Job's condition a little (the operator retries too).
+base::Result<op::AgentResult> read_agent_result(kube::Client& client, const std::string& ns, const json& job,
+                                                const JobBackupOptions& o, const std::string& object) {
+  kube::ListOptions l;
+  l.label_selector = std::string(op::kLabelJobControllerUid) + "=" + base::string_at(job, "/metadata/uid");
+  const auto until = Clock::now() + o.result_wait;
+  std::string why = "no Pod of it succeeded";
+  for (;;) {
+    auto pods = client.list(kube::resources::pods, ns, l);
+    if (!pods) return std::move(pods).error();
+    for (const auto& p : base::array_at(*pods, "/items")) {
+      if (base::string_at(p, "/status/phase") != "Succeeded") continue;
+      const std::string pod = base::string_at(p, "/metadata/name");
+      auto text = client.pod_log(ns, pod, op::kAgentContainer);
+      if (!text) {
+        if (text.error().kind == base::ErrorKind::PermissionDenied) return std::move(text).error();
+        why = "the log of its pod " + pod + " cannot be read: " + text.error().one_line();
+        continue;
+      }
+      if (auto r = op::parse_agent_result(*text)) return *r;
+      why = "the log of its pod " + pod + " has no result line of the snapshot agent";
+    }
+    if (Clock::now() >= until) {
+      return base::make_error(base::ErrorKind::Failed, "completed, but " + why, object,
+                              "kubectl -n " + ns + " logs job/" + base::string_at(job, "/metadata/name") +
+                                  "; the adoption goes on only with the snapshot's location and sha256");
+    }
+    if (!sleep_or_cancel(o)) {
+      return base::make_error(base::ErrorKind::Interrupted, "stopped while reading its result", object);
+    }
+  }
+}
+
 }  // namespace
 
 base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,
@@ -82,7 +117,7 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
   const json job = backup::backup_job(spec);
   const std::string name = base::string_at(job, "/metadata/name");
   const std::string object = "job \"" + spec.ns + "/" + name + "\"";
-  JobBackupResult result{spec.ns + "/" + name, "completed"};
+  JobBackupResult result{spec.ns + "/" + name, "completed", {}};
   auto interrupted = [&] { return base::make_error(base::ErrorKind::Interrupted, "stopped while waiting", object); };
 
   bool ours = true;  // created by this call: ours to delete when it cannot succeed
@@ -91,7 +126,10 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
     const bool same_cluster = env_value(*existing, "SNAPSHOT_UID") == spec.cluster_uid;
     auto v = backup::job_verdict(*existing);
     if (v.phase == backup::JobPhase::Complete && same_cluster) {
+      auto a = read_agent_result(client, spec.ns, *existing, o, object);
+      if (!a) return std::move(a).error();
       result.how = "reused (it had completed)";
+      result.artefact = std::move(*a);
       return result;
     }
     if (v.phase == backup::JobPhase::Running) {
@@ -138,7 +176,10 @@ base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup:
     if (!j) return give_up(std::move(j).error());
     auto v = backup::job_verdict(*j);
     if (v.phase == backup::JobPhase::Complete) {
+      auto a = read_agent_result(client, spec.ns, *j, o, object);
+      if (!a) return std::move(a).error();
       if (!ours) result.how = "completed (a Job already running)";
+      result.artefact = std::move(*a);
       return result;
     }
     if (v.phase == backup::JobPhase::Failed) {

@@ -5,7 +5,9 @@
 // is --backup-timeout; a Job still running (a concurrent invocation's, or an
 // earlier run's) is waited for, never deleted; and a pod that can never
 // start (CreateContainerConfigError, ImagePullBackOff, Unschedulable) fails
-// the backup at once instead of after the whole timeout.
+// the backup at once instead of after the whole timeout. A Job that
+// completed counts only once its agent's result line (the artefact's URI,
+// size and sha256) is read from its Pod's log.
 #pragma once
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include "base/result.h"
 #include "kube/client.h"
 #include "migrate/request.h"
+#include "operator/agent_result.h"
 
 namespace migrate {
 
@@ -33,6 +36,7 @@ struct JobBackupOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};  // --backup-timeout: the wait, and the Job's deadline
   std::chrono::milliseconds poll{std::chrono::seconds(2)};
   std::chrono::milliseconds delete_wait{std::chrono::minutes(2)};  // for a failed Job to go before its successor
+  std::chrono::milliseconds result_wait{std::chrono::seconds(20)};  // for the agent's result line once the Job completed
   std::function<bool()> cancelled;                                  // true: stop waiting (ErrorKind::Interrupted)
   std::function<void(const std::string&)> progress;
 };
@@ -40,6 +44,7 @@ struct JobBackupOptions {
 struct JobBackupResult {
   std::string job;          // <ns>/<name>
   std::string how;          // "completed", "reused (it had completed)", "completed (a Job already running)"
+  op::AgentResult artefact; // from the agent's result line in its Pod's log
 };
 
 base::Result<JobBackupResult> run_backup_job(kube::Client& client, const backup::BackupJobSpec& spec,

@@ -137,7 +137,8 @@ base::Result<std::string> SafetyBackup::by_job() {
   progress("backup: a Job of the snapshot agent writes " + where);
   auto r = run_backup_job(k_, spec, o);
   if (!r) return std::move(r).error();
-  return where + " (by Job " + r->job + ", " + r->how + ")";
+  return where + " (" + std::to_string(r->artefact.size) + " bytes, sha256 " + r->artefact.sha256 + ", by Job " +
+         r->job + ", " + r->how + ")";
 }
 
 std::string SafetyBackup::destinations() const {

@@ -113,3 +113,12 @@ TEST_CASE("pods that can never start are named at once") {
       "reason": "Unschedulable", "message": "0/3 nodes are available"}]})")) ==
         "Unschedulable: 0/3 nodes are available");
 }
+
+TEST_CASE("a pod waiting for its PVC to be bound is not stuck: the volume binder binds it, the scheduler retries") {
+  // What the real scheduler says for a PVC created a moment before the Job (seen on the node).
+  auto pod = [](const std::string& status) { return nlohmann::json::parse(R"({"status": )" + status + "}"); };
+  CHECK(backup::pod_stuck_reason(pod(R"({"conditions": [{"type": "PodScheduled", "status": "False",
+      "reason": "Unschedulable",
+      "message": "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"}]})"))
+            .empty());
+}
