@@ -159,7 +159,7 @@ std::vector<Finding> check_consistency(const ConsistencyInput& in) {
     const ContainerRestarts r = etcd_container_restarts(p);
     if (!restarting(r)) continue;
     std::string why = "etcd is not Ready and has " + describe_restarts(r);
-    const bool oom = r.last_reason == "OOMKilled";
+    const bool oom = oom_killed(r);
     if (nobody_heals) {
       why += "; no operator runs to replace it: read `kubectl logs --previous` of the Pod, then fix it or "
              "`kubectl etcd member replace --break-glass`";

@@ -1,9 +1,16 @@
 #include "admin/pod_restarts.h"
 
+#include <string_view>
+
 #include "base/json_at.h"
 #include "operator/names.h"
 
 namespace admin {
+
+namespace {
+// The kubelet's reason for a container the kernel killed for its memory limit.
+constexpr std::string_view kOomKilled = "OOMKilled";
+}  // namespace
 
 ContainerRestarts etcd_container_restarts(const nlohmann::json& pod) {
   ContainerRestarts r;
@@ -33,5 +40,7 @@ std::string describe_restarts(const ContainerRestarts& r) {
 }
 
 bool restarting(const ContainerRestarts& r) { return r.found && !r.ready && r.count > 0; }
+
+bool oom_killed(const ContainerRestarts& r) { return r.last_reason == kOomKilled; }
 
 }  // namespace admin

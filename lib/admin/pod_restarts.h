@@ -28,4 +28,7 @@ std::string describe_restarts(const ContainerRestarts& r);
 // Restarted and not Ready: the member is down and the kubelet keeps trying.
 bool restarting(const ContainerRestarts& r);
 
+// Its last stop was the kernel's out-of-memory kill.
+bool oom_killed(const ContainerRestarts& r);
+
 }  // namespace admin

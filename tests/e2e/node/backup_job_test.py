@@ -107,12 +107,7 @@ def snapshot_facts(path):
 def main():
     ns_.load_env()
     t0 = time.time()
-    failures = []
-
-    def check(ok, msg):
-        if not ok:
-            failures.append(msg)
-            log(f"CHECK FAILED: {msg}")
+    check = ns_.Checks()
 
     # Two legacy clusters as users have them, made at once by the real legacy operator.
     ns_.delete_new_operator()
@@ -208,8 +203,7 @@ def main():
                  f"{pvcns.name}-etcd-migration.db")
 
     log(f"took {time.time() - t0:.0f} s")
-    if failures:
-        fail(f"{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+    check.done()
     kubectl("delete", "clusterrolebinding", f"{pvcns.name}-adopter", "--ignore-not-found")
     for n in (s3ns, pvcns):
         n.delete()

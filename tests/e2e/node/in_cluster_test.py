@@ -112,12 +112,7 @@ def job(tool_ns, name, sa, program, args, volumes=None, env=None):
 def main():
     ns_.load_env()
     t0 = time.time()
-    failures = []
-
-    def check(ok, msg):
-        if not ok:
-            failures.append(msg)
-            log(f"CHECK FAILED: {msg}")
+    check = ns_.Checks()
 
     # The image under test, into the node.
     t = time.time()
@@ -223,8 +218,7 @@ def main():
           f"health without list pods: not one line naming the verb and the object:\n{out}")
 
     log(f"took {time.time() - t0:.0f} s")
-    if failures:
-        fail(f"{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+    check.done()
     for b in bindings:
         if b["kind"] == "ClusterRoleBinding":
             kubectl("delete", "clusterrolebinding", b["metadata"]["name"], "--ignore-not-found")

@@ -50,12 +50,7 @@ def main():
     ns_.load_env()
     t0 = time.time()
     ns = ns_.Namespace("journey-" + commit.replace(".", ""))
-    failures = []
-
-    def check(ok, msg):
-        if not ok:
-            failures.append(msg)
-            log(f"CHECK FAILED: {msg}")
+    check = ns_.Checks()
 
     # A cluster as users have it before the migration: the legacy operator
     # installed from its manifests, the new one not yet.
@@ -145,8 +140,7 @@ def main():
     check(len(failed) <= 2, f"failed puts during the journey: {failed[:10]}")
 
     log(f"journey took {time.time() - t0:.0f} s")
-    if failures:
-        fail(f"{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+    check.done()
     ns_.delete_new_operator()
     ns.delete()
     print("PASS")

@@ -34,6 +34,23 @@ def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+class Checks:
+    """A test's checks: each failed one is logged and kept, so one run of a
+    long journey reports all that failed; done() fails the test with them."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, ok, msg):
+        if not ok:
+            self.failures.append(msg)
+            log(f"CHECK FAILED: {msg}")
+
+    def done(self):
+        if self.failures:
+            fail(f"{len(self.failures)} check(s) failed:\n- " + "\n- ".join(self.failures))
+
+
 def run(cmd, check=True, input=None, env=None, timeout=600):
     e = dict(os.environ)
     e.update(env or {})

@@ -66,12 +66,7 @@ def main():
     ns_.load_env()
     t0 = time.time()
     ns = ns_.Namespace("snap-" + version.replace(".", ""))
-    failures = []
-
-    def check(ok, msg):
-        if not ok:
-            failures.append(msg)
-            log(f"CHECK FAILED: {msg}")
+    check = ns_.Checks()
 
     ns_.delete_legacy_operator("v0.4.2")
     ns_.deploy_new_operator(replicas=1)
@@ -147,8 +142,7 @@ def main():
         check("corrupt" not in made, "the corrupted snapshot's restore created an EtcdCluster")
 
     log(f"took {time.time() - t0:.0f} s")
-    if failures:
-        fail(f"{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+    check.done()
     ns.delete()
     print("PASS")
 

@@ -29,6 +29,8 @@ TEST_CASE("the etcd container's restarts are read, not a sidecar's") {
   CHECK(r.last_reason == "Error");
   CHECK(r.last_exit == 1);
   CHECK(admin::restarting(r));
+  CHECK_FALSE(admin::oom_killed(r));
+  CHECK(admin::oom_killed(admin::etcd_container_restarts(crashing_pod(6, "OOMKilled", false))));
   CHECK(admin::describe_restarts(r) ==
         "restarted 3 times (last exit: Error, code 1, at 2026-12-07T09:00:00Z; now CrashLoopBackOff)");
 }
