@@ -1,5 +1,6 @@
 #include "backup/backup_job.h"
 
+#include "operator/agent_result.h"
 #include "operator/backup_names.h"
 #include "operator/names.h"
 
@@ -62,7 +63,7 @@ json backup_job(const BackupJobSpec& s) {
   }
 
   json container = {
-      {"name", "snapshot-agent"},
+      {"name", op::kAgentContainer},
       {"image", s.agent_image},
       {"command", {"/manager", "snapshot-agent"}},
       {"env", e},

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/json_at.h"
+#include "operator/agent_result.h"
 #include "operator/legacy_cluster.h"
 #include "operator/names.h"
 #include "operator/watch.h"
@@ -83,6 +84,24 @@ bool selector_matches(const json& selector, const json& labels) {
   return any;
 }
 
+PodUse judge_operator_image_pod(const json& pod, const std::set<std::string>& repositories, const std::string& scope) {
+  for (const auto& ct : base::array_at(pod, "/spec/containers")) {
+    if (repositories.count(image_repository(base::string_at(ct, "/image"))) == 0) continue;
+    // The snapshot agent (an EtcdSnapshot's Job, or this tool's
+    // --backup-mode job) runs the operator image for one snapshot and
+    // changes no object: it is no operator.
+    if (base::string_at(ct, "/name") == op::kAgentContainer) continue;
+    // Another install that watches only other namespaces leaves this
+    // scope alone (docs/operator-contract.md, "Whether the operator is active").
+    if (!scope.empty() && !op::watches(op::watched_namespaces(ct), scope)) {
+      return {PodUse::Note, "pod " + pod_name(pod) + " runs the operator image but watches only other namespaces"};
+    }
+    return {PodUse::Finding,
+            "pod " + pod_name(pod) + " runs the operator image " + base::string_at(ct, "/image") + ": stop it before adopting"};
+  }
+  return {};
+}
+
 base::Result<GateReport> check_controllers(kube::Client& client, const Coordinates& legacy, const Coordinates& fresh,
                                           const std::string& scope) {
   GateReport report;
@@ -157,22 +176,9 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
   if (!everywhere) return report;
   for (const auto& pod : base::array_at(*everywhere, "/items")) {
     if (seen_pods.count(pod_name(pod)) != 0) continue;
-    const json* containers = base::find_at(pod, "/spec/containers");
-    if (containers == nullptr || !containers->is_array()) continue;
-    for (const auto& ct : *containers) {
-      std::string repo = image_repository(base::string_at(ct, "/image"));
-      bool operator_image = repositories.count(repo) != 0;
-      if (!operator_image) continue;
-      // Another install that watches only other namespaces leaves this
-      // scope alone (docs/operator-contract.md, "Whether the operator is active").
-      if (!scope.empty() && !op::watches(op::watched_namespaces(ct), scope)) {
-        report.notes.push_back("pod " + pod_name(pod) + " runs the operator image but watches only other namespaces");
-        break;
-      }
-      report.findings.push_back("pod " + pod_name(pod) + " runs the operator image " + base::string_at(ct, "/image") +
-                                ": stop it before adopting");
-      break;
-    }
+    auto use = judge_operator_image_pod(pod, repositories, scope);
+    if (use.kind == PodUse::Note) report.notes.push_back(std::move(use.text));
+    if (use.kind == PodUse::Finding) report.findings.push_back(std::move(use.text));
   }
   return report;
 }

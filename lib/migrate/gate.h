@@ -4,6 +4,7 @@
 // refuses on them.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,17 @@ base::Result<GateReport> check_controllers(kube::Client& client, const Coordinat
 // selects a pod with these labels; the gate filters its one cluster-wide pod
 // scan with it. An empty selector selects nothing.
 bool selector_matches(const nlohmann::json& selector, const nlohmann::json& labels);
+
+// A live pod against the operators' image repositories: an operator may
+// run in it (a finding), one runs that watches only namespaces other than
+// `scope` (a note), or none does (the snapshot agent's pods run the
+// operator image but are no operator).
+struct PodUse {
+  enum Kind { None, Note, Finding } kind = None;
+  std::string text;
+};
+PodUse judge_operator_image_pod(const nlohmann::json& pod, const std::set<std::string>& repositories,
+                                const std::string& scope);
 
 // The repository part of an image reference: "reg:5000/a/b:tag@sha" -> "reg:5000/a/b".
 std::string image_repository(const std::string& image);

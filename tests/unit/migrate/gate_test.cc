@@ -34,3 +34,22 @@ TEST_CASE("selector_matches: an empty or absent selector selects nothing; a pod 
   CHECK(migrate::selector_matches(
       {{"matchExpressions", json::array({{{"key", "app"}, {"operator", "DoesNotExist"}}})}}, json()));
 }
+
+TEST_CASE("judge_operator_image_pod: an operator's pod is a finding; the snapshot agent's is none") {
+  const std::set<std::string> repos = {"ghcr.io/cozystack/etcd-operator"};
+  auto pod = [](const std::string& container, const std::string& image) {
+    return nlohmann::json{{"metadata", {{"namespace", "t"}, {"name", "p"}}},
+                          {"spec", {{"containers", {{{"name", container}, {"image", image}}}}}}};
+  };
+  auto manager = migrate::judge_operator_image_pod(pod("manager", "ghcr.io/cozystack/etcd-operator:v1"), repos, "");
+  CHECK(manager.kind == migrate::PodUse::Finding);
+  CHECK(manager.text == "pod t/p runs the operator image ghcr.io/cozystack/etcd-operator:v1: stop it before adopting");
+  // A backup Job's agent whose image cannot be pulled, still there while its Job is deleted.
+  auto agent = migrate::judge_operator_image_pod(pod("snapshot-agent", "ghcr.io/cozystack/etcd-operator:x"), repos, "");
+  CHECK(agent.kind == migrate::PodUse::None);
+  CHECK(migrate::judge_operator_image_pod(pod("manager", "quay.io/coreos/etcd:v3.5.21"), repos, "").kind ==
+        migrate::PodUse::None);
+  auto elsewhere = pod("manager", "ghcr.io/cozystack/etcd-operator:v1");
+  elsewhere["spec"]["containers"][0]["env"] = {{{"name", "WATCH_NAMESPACE"}, {"value", "other"}}};
+  CHECK(migrate::judge_operator_image_pod(elsewhere, repos, "t").kind == migrate::PodUse::Note);
+}
