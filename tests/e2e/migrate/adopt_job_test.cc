@@ -120,6 +120,7 @@ TEST_CASE("job mode: pre-flight checks, early failure on CreateContainerConfigEr
   json theirs = json::parse(e2e::kubectl({"-n", ns.name(), "create", "-o", "json", "-f", "-"},
                                          backup::backup_job(spec).dump()));
   std::string their_pod = wait_for_pod(ns.name(), job);
+  const auto with_theirs = e2e::graph(f);  // their Job's Pod is theirs to keep
   auto waiting = std::async(std::launch::async, [&] { return e2e::apply(f, s3); });
   // The run has reached its backup step once its auth step turned auth off.
   for (int i = 0; i < 300; ++i) {
@@ -147,7 +148,7 @@ TEST_CASE("job mode: pre-flight checks, early failure on CreateContainerConfigEr
   CHECK(ok.out.find("job \"" + ns.name() + "/" + job + "\": completed, but the log of its pod") != std::string::npos);
   CHECK(ok.out.find("re-enabled") != std::string::npos);
   CHECK(f.etcdctl({"auth", "status"}).out.find("Authentication Status: true") != std::string::npos);
-  CHECK(e2e::graph(f) == before);
+  CHECK(e2e::graph(f) == with_theirs);
   CHECK(e2e::kubectl({"-n", ns.name(), "get", "job", job, "-o", "jsonpath={.metadata.uid}"}) ==
         theirs["metadata"]["uid"]);
 }
