@@ -84,6 +84,14 @@ std::vector<std::string> operator_errors(const Operator& op, const std::string& 
     if (line.find("\tERROR\t") == std::string::npos || line.find("\"" + ns + "\"") == std::string::npos) continue;
     if (line.find("the object has been modified") != std::string::npos) continue;
     if (line.find("etcdserver: unhealthy cluster") != std::string::npos) continue;
+    // Its MemberList dials the members its status lists; one just removed,
+    // or a loaded machine, makes that call time out, and the next reconcile
+    // lists again. Seen in passing runs of e2e-operator-membership; it says
+    // nothing about the objects the tools wrote.
+    if (line.find("MemberList failed") != std::string::npos &&
+        line.find("context deadline exceeded") != std::string::npos) {
+      continue;
+    }
     // Its informer cache lags its own creates: a second pass creates the Pod
     // (or the PVC) it made a moment ago again and fails; it does so at
     // bootstrap too.
