@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "etcd/member_id.h"
 #include "kube/client.h"
+#include "operator/agent_result.h"
 #include "operator/names.h"
 #include "operator/resources.h"
 
@@ -221,6 +222,31 @@ base::Result<json> snapshot_cr(const Target& t, const SnapshotCrRequest& r, std:
               {"spec", {{"clusterRef", {{"name", t.cluster}}}, {"destination", dest}}}};
 }
 
+namespace {
+
+// What the newest failed pod of the operator's snapshot Job printed last;
+// empty when there is none or it cannot be read (the error then names the
+// Job to look at).
+std::string agent_last_words(kube::Client& kube, const std::string& ns, const std::string& job) {
+  kube::ListOptions l;
+  l.label_selector = std::string(op::kLabelJobName) + "=" + job;
+  auto pods = kube.list(kube::resources::pods, ns, l);
+  if (!pods) return {};
+  std::string newest, at;
+  for (const auto& p : base::array_at(*pods, "/items")) {
+    const std::string created = base::string_at(p, "/metadata/creationTimestamp");
+    if (base::string_at(p, "/status/phase") == "Failed" && created >= at) {
+      at = created;
+      newest = base::string_at(p, "/metadata/name");
+    }
+  }
+  if (newest.empty()) return {};
+  auto text = kube.pod_log(ns, newest, op::kAgentContainer, 16 * 1024);
+  return text ? op::last_log_line(*text) : std::string();
+}
+
+}  // namespace
+
 base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const SnapshotCrRequest& r,
                                    const PhaseProgress& progress) {
   auto obj = snapshot_cr(t, r, std::chrono::system_clock::now());
@@ -239,10 +265,12 @@ base::Result<ojson> snapshot_via_cr(kube::Client& kube, const Target& t, const S
   if (!done) return std::move(done).error();
   auto row = snapshot_row(*done);
   if (row["phase"] == "Failed") {
-    return base::make_error(base::ErrorKind::Failed,
-                           "the snapshot failed: " + row["reason"].get<std::string>() + ": " +
-                               row["message"].get<std::string>(),
-                           op::resources::etcdsnapshots.describe(t.ns, name));
+    const std::string job = op::snapshot_job_name(name);
+    std::string why = "the snapshot failed: " + row["reason"].get<std::string>() + ": " +
+                      row["message"].get<std::string>();
+    if (auto said = agent_last_words(kube, t.ns, job); !said.empty()) why += "; its agent said: " + said;
+    return base::make_error(base::ErrorKind::Failed, why, op::resources::etcdsnapshots.describe(t.ns, name),
+                           "kubectl -n " + t.ns + " logs job/" + job + " tells the whole of it");
   }
   return row;
 }

@@ -47,4 +47,16 @@ std::optional<AgentResult> parse_agent_result(std::string_view log) {
   return last;
 }
 
+std::string snapshot_job_name(std::string_view snapshot) { return std::string(snapshot) + "-snapshot"; }
+
+std::string last_log_line(std::string_view log, std::size_t limit) {
+  auto blank = [](char c) { return c == '\n' || c == '\r' || c == ' ' || c == '\t'; };
+  while (!log.empty() && blank(log.back())) log.remove_suffix(1);
+  auto nl = log.rfind('\n');
+  std::string_view line = nl == std::string_view::npos ? log : log.substr(nl + 1);
+  while (!line.empty() && blank(line.front())) line.remove_prefix(1);
+  if (line.size() <= limit) return std::string(line);
+  return std::string(line.substr(0, limit)) + "...";
+}
+
 }  // namespace op

@@ -24,4 +24,14 @@ struct AgentResult {
 // The last well-formed result line of a log, or nothing.
 std::optional<AgentResult> parse_agent_result(std::string_view log);
 
+// The Job the operator runs for an EtcdSnapshot, <snapshot>-snapshot, and
+// Kubernetes' label naming a Job on its pods: a failed snapshot's reason
+// ("JobFailed") says nothing of why; its agent's last words do.
+std::string snapshot_job_name(std::string_view snapshot);
+inline constexpr std::string_view kLabelJobName = "batch.kubernetes.io/job-name";
+
+// The last non-empty line of a log, at most `limit` characters (cut with
+// "..."): what an agent that failed said last.
+std::string last_log_line(std::string_view log, std::size_t limit = 300);
+
 }  // namespace op

@@ -6,7 +6,11 @@ The v1alpha2 operator (a Deployment from its chart) makes a 3-member cluster
 of etcd VERSION; a client Pod writes keys. `kubectl-etcd snapshot save
 --via-cr --pvc` creates an EtcdSnapshot; the operator's Job runs its
 snapshot agent (the operator image) on the node and the tool reports the
-snapshot Complete. `kubectl-etcd restore --pvc` creates a new EtcdCluster
+snapshot Complete; `snapshot list` shows it. For 3.6.11 also a snapshot
+the agent cannot store (an S3 bucket that does not exist): the operator
+marks it Failed once the Job gives up, and the tool exits 1 with one line
+naming the snapshot, the agent's last words and the Job to read.
+`kubectl-etcd restore --pvc` creates a new EtcdCluster
 with spec.bootstrap.restore; the operator's init containers (install-tools,
 then restore with the etcd image's etcdutl) run on the node, the cluster
 comes up, and its keys, values and revision equal the snapshot's. A
@@ -61,6 +65,10 @@ def dump(ns, cluster, pod):
     return kvs, int(doc["header"]["revision"])
 
 
+# The failing snapshot Job costs the Job's back-off (about 70 s): one version.
+FAILING_VERSION = "3.6.11"
+
+
 def main():
     version = sys.argv[1] if len(sys.argv) > 1 else "3.6.11"
     ns_.load_env()
@@ -102,6 +110,34 @@ def main():
     job = get_json("-n", ns.name, "jobs")["items"]
     check(len(job) == 1 and (job[0].get("status") or {}).get("succeeded") == 1,
           f"the operator's snapshot Job did not succeed on the node: {[j.get('status') for j in job]}")
+    listed = run([ns_.program("kubectl-etcd"), "snapshot", "list", "-n", ns.name, "-c", "etcd", "-o", "json"])
+    rows = {r["name"]: r for r in json.loads(listed.stdout)}
+    check(set(rows) == {"snap"} and rows["snap"]["phase"] == "Complete" and rows["snap"]["uri"] == uri,
+          f"snapshot list: {listed.stdout}")
+
+    if version == FAILING_VERSION:
+        # A snapshot the agent cannot store (a bucket that does not exist):
+        # the Job's pods fail, the operator marks the EtcdSnapshot Failed
+        # once the Job gives up, and the user reads why in one line.
+        kubectl("-n", ns.name, "create", "secret", "generic", "s3-credentials",
+                f"--from-literal=AWS_ACCESS_KEY_ID={ns_.ENV['TESTENV_S3_ACCESS_KEY']}",
+                f"--from-literal=AWS_SECRET_ACCESS_KEY={ns_.ENV['TESTENV_S3_SECRET_KEY']}")
+        t3 = time.time()
+        bad = run([ns_.program("kubectl-etcd"), "snapshot", "save", "-n", ns.name, "-c", "etcd", "--via-cr",
+                   "--name", "nobucket", "--s3-endpoint", ns_.ENV["TESTENV_NODE_S3_ENDPOINT"],
+                   "--s3-bucket", "no-such-bucket", "--s3-secret", "s3-credentials", "--s3-force-path-style"],
+                  check=False)
+        log(f"snapshot save --via-cr to a missing bucket: exit {bad.returncode} in {time.time() - t3:.0f} s: "
+            f"{bad.stderr.strip().splitlines()[-1:]}")
+        errors = [ln for ln in bad.stderr.splitlines() if ln.startswith("error:")]
+        check(bad.returncode == 1, f"a failed snapshot Job: exit {bad.returncode}, 1 wanted: {bad.stderr}")
+        check(len(errors) == 1 and "nobucket" in errors[0] and "its agent said:" in errors[0]
+              and "logs job/nobucket-snapshot" in errors[0],
+              f"a failed snapshot Job: the error names neither the snapshot, the agent's words nor the Job: {errors}")
+        failed = get_json("-n", ns.name, "etcdsnapshots", "nobucket")["status"]
+        check(failed.get("phase") == "Failed", f"EtcdSnapshot nobucket: {failed}")
+        for secret in (ns_.ENV["TESTENV_S3_SECRET_KEY"],):
+            check(secret not in bad.stdout + bad.stderr, "the S3 secret key was printed")
 
     # The restore, through the operator's init containers on the node.
     t2 = time.time()

@@ -34,3 +34,11 @@ TEST_CASE("the last result line counts; a log without one, or a cut one, gives n
   CHECK_FALSE(parse_agent_result("snapshot uploaded: uri=\"s3://b/k\" size=12 sha256=" +
                                  std::string(64, 'G')));
 }
+
+TEST_CASE("a failed agent's last words: the last non-empty line, cut to the limit") {
+  CHECK(op::snapshot_job_name("first") == "first-snapshot");
+  CHECK(op::last_log_line("starting\nerror: put s3://b/k: 403 Forbidden\n\n") == "error: put s3://b/k: 403 Forbidden");
+  CHECK(op::last_log_line("only line") == "only line");
+  CHECK(op::last_log_line("\n \n") == "");
+  CHECK(op::last_log_line("a\n" + std::string(400, 'x'), 10) == std::string(10, 'x') + "...");
+}
