@@ -20,15 +20,19 @@
 
 namespace faults_e2e {
 
-// A list "a=x,b=y" (or "--flag=a=x,b=y") with its items sorted: the
-// operator lists members by name, and the names differ from case to case.
+// A list "a=x,b=y" (or "--flag=a=x,b=y", or "4:a,b" as in the scale-target
+// annotation) with its items sorted: the operator and the tools list
+// members by name, and the names differ from case to case.
 inline std::string sorted_list(const std::string& s) {
   if (s.find(',') == std::string::npos) return s;
   std::string prefix, rest = s;
+  const auto digits = s.find_first_not_of("0123456789");
   if (s.rfind("--", 0) == 0 && s.find('=') != std::string::npos) {
     prefix = s.substr(0, s.find('=') + 1);
-    rest = s.substr(prefix.size());
+  } else if (digits != 0 && digits != std::string::npos && s[digits] == ':') {
+    prefix = s.substr(0, digits + 1);
   }
+  rest = s.substr(prefix.size());
   std::vector<std::string> items;
   std::istringstream in(rest);
   for (std::string item; std::getline(in, item, ',');) items.push_back(item);
