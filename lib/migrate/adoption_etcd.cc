@@ -68,7 +68,17 @@ base::Result<base::StepAnswer> Pipeline::auth_step() {
     if (auto s = c.user_delete("root"); !s && s.error().reason != etcd::reason::kUserNotFound) {
       return std::move(s).error();
     }
-    if (auto s = c.user_add("root", password_); !s) return std::move(s).error();
+    auto added = c.user_add("root", password_);
+    if (!added && added.error().reason == etcd::reason::kUserExists) {
+      // Our own add, its answer lost and the call asked of another member
+      // (docs/server-faults.md#lost-answers-to-etcds-writes), or someone
+      // else's: which one cannot be read back, so root is replaced once more.
+      if (auto s = c.user_delete("root"); !s && s.error().reason != etcd::reason::kUserNotFound) {
+        return std::move(s).error();
+      }
+      added = c.user_add("root", password_);
+    }
+    if (!added) return std::move(added).error();
     if (auto s = c.user_grant_role("root", "root"); !s) return std::move(s).error();
     acted = true;
     result_.auth = "off; root's password is the Secret " + p_.root_secret_name + "'s; the new operator turns auth on";

@@ -1,9 +1,15 @@
 #!/usr/bin/python3
-"""A plaintext HTTP/2 (gRPC) proxy in front of etcd members that loses the
-answer to one chosen call (docs/server-faults.md#lost-answers-to-etcds-writes).
+"""An HTTP/2 (gRPC) proxy in front of etcd members that loses the answer to
+one chosen call (docs/server-faults.md#lost-answers-to-etcds-writes).
 
     grpc_lost_answer_proxy.py --log FILE [--lose PATH[,PATH...] --nth N]
+                              [--tls CERT KEY CA CLIENT_CERT CLIENT_KEY]
                               UPSTREAM_HOST:PORT...
+
+With --tls it ends the client's TLS with CERT and KEY (the members' own
+server certificate, so the client's check of the member's name passes) and
+dials each upstream over TLS with the client certificate CLIENT_CERT (the
+identity the client had), verifying it against CA; both sides speak h2.
 
 For each upstream it listens on a free loopback address 127.2.x.y with the
 upstream's port, and writes `listen LISTEN UPSTREAM` to the log, then
@@ -21,6 +27,7 @@ import argparse
 import asyncio
 import random
 import socket
+import ssl
 import sys
 
 try:
@@ -131,12 +138,12 @@ async def pump_answers(state, reader, writer, doomed, cut):
     cut.set()
 
 
-def serve(state, upstream):
+def serve(state, upstream, upstream_tls):
     host, port = upstream.rsplit(":", 1)
 
     async def handle(creader, cwriter):
         try:
-            ureader, uwriter = await asyncio.open_connection(host, int(port))
+            ureader, uwriter = await asyncio.open_connection(host, int(port), ssl=upstream_tls)
         except OSError as e:
             state.write("upstream %s: %s" % (upstream, e))
             cwriter.close()
@@ -175,14 +182,26 @@ async def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--lose", default="")
     ap.add_argument("--nth", type=int, default=1)
+    ap.add_argument("--tls", nargs=5, metavar=("CERT", "KEY", "CA", "CLIENT_CERT", "CLIENT_KEY"))
     ap.add_argument("upstreams", nargs="+")
     a = ap.parse_args()
     state = State(open(a.log, "a"), set(p for p in a.lose.split(",") if p), a.nth)
+    server_tls = upstream_tls = None
+    if a.tls:
+        cert, key, ca, client_cert, client_key = a.tls
+        server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_tls.load_cert_chain(cert, key)
+        server_tls.set_alpn_protocols(["h2"])
+        upstream_tls = ssl.create_default_context(cafile=ca)
+        upstream_tls.load_cert_chain(client_cert, client_key)
+        # Dialled by address; the member's certificate names it by DNS name.
+        upstream_tls.check_hostname = False
+        upstream_tls.set_alpn_protocols(["h2"])
     servers = []
     for up in a.upstreams:
         port = int(up.rsplit(":", 1)[1])
         ip = free_address(port)
-        servers.append(await asyncio.start_server(serve(state, up), ip, port))
+        servers.append(await asyncio.start_server(serve(state, up, upstream_tls), ip, port, ssl=server_tls))
         state.write("listen %s:%d %s" % (ip, port, up))
     state.write("ready")
     await asyncio.gather(*(s.serve_forever() for s in servers))

@@ -28,7 +28,8 @@ inline const std::vector<std::string>& etcd_writes() {
       "/etcdserverpb.Cluster/MemberAdd",      "/etcdserverpb.Cluster/MemberRemove",
       "/etcdserverpb.Cluster/MemberPromote",  "/etcdserverpb.Cluster/MemberUpdate",
       "/etcdserverpb.Maintenance/MoveLeader", "/etcdserverpb.Auth/AuthEnable",
-      "/etcdserverpb.Auth/AuthDisable",       "/etcdserverpb.Auth/UserAdd"};
+      "/etcdserverpb.Auth/AuthDisable",       "/etcdserverpb.Auth/UserAdd",
+      "/etcdserverpb.Auth/UserDelete",        "/etcdserverpb.Auth/UserGrantRole"};
   return paths;
 }
 
@@ -58,7 +59,13 @@ class GrpcProxy {
   // itself. By method, not by the Nth write: how many calls a flow makes
   // varies (a MemberRemove asked of the member it removes loses its answer
   // by itself, and the client asks another member again), its writes do not.
-  GrpcProxy(const NativeCluster& c, const std::string& dir, const std::string& method = {}) : dir_(dir) {
+  GrpcProxy(const NativeCluster& c, const std::string& dir, const std::string& method = {})
+      : GrpcProxy(c.info()["members"], c.ns(), dir, method, {}) {}
+  // `members` as a fixture's info lists them ({name, ip}), in namespace
+  // `ns`; `tls`: the proxy's --tls arguments (empty: plaintext).
+  GrpcProxy(const nlohmann::json& members, const std::string& ns, const std::string& dir, const std::string& method,
+            const std::vector<std::string>& tls)
+      : dir_(dir) {
     std::vector<std::string> args{"/usr/bin/python3",
                                   e2e::source_root() + "/tests/e2e/faults/grpc_lost_answer_proxy.py",
                                   "--log",
@@ -67,8 +74,12 @@ class GrpcProxy {
                                   write_paths(method),
                                   "--nth",
                                   method.empty() ? "0" : "1"};
+    if (!tls.empty()) {
+      args.push_back("--tls");
+      args.insert(args.end(), tls.begin(), tls.end());
+    }
     std::vector<std::string> pods;
-    for (const auto& m : c.info()["members"]) {
+    for (const auto& m : members) {
       args.push_back(m["ip"].get<std::string>() + ":2379");
       pods.push_back(m["name"]);
     }
@@ -85,8 +96,8 @@ class GrpcProxy {
       std::string word, addr;
       w >> word >> addr;
       const std::string ip = addr.substr(0, addr.rfind(':'));
-      c.kubectl({"patch", "pod", pods[i], "--subresource=status", "--type=merge", "-p",
-                 R"({"status":{"podIP":")" + ip + R"(","podIPs":[{"ip":")" + ip + R"("}]}})"});
+      e2e::kubectl({"-n", ns, "patch", "pod", pods[i], "--subresource=status", "--type=merge", "-p",
+                    R"({"status":{"podIP":")" + ip + R"(","podIPs":[{"ip":")" + ip + R"("}]}})"});
     }
   }
   std::string log() const { return dir_ + "/proxy.log"; }
