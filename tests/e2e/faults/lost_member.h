@@ -85,4 +85,30 @@ inline void check_marker(const NativeCluster& c) {
   CHECK(c.ctl({"get", "/lost-answer/marker", "--print-value-only"}).find(c.ns()) != std::string::npos);
 }
 
+// The uninterrupted run of a member command (`args` of a fresh 3-member
+// cluster) through a proxy that only counts: its writes' kinds, by number,
+// and the end state every case must reach.
+struct Uninterrupted {
+  std::vector<std::string> kinds;
+  MemberEnd end;
+};
+
+template <typename Args>
+Uninterrupted uninterrupted(const std::string& what, Args args) {
+  Uninterrupted u;
+  NativeCluster c(member_e2e::runner_fixture("3.6", 3));
+  const std::string work = tmpdir("e2e-lost-" + what + "-0");
+  FaultProxy proxy(work, FaultProxy::lose(0));
+  auto r = member_via(c, args(c), proxy.kubeconfig());
+  INFO("uninterrupted: " << r.out << r.err);
+  REQUIRE(r.rc == 0);
+  u.kinds = write_kinds(proxy);
+  u.end = member_end(c);
+  member_e2e::check_clean(c, "uninterrupted " + what);
+  e2e::run({"rm", "-rf", work});
+  MESSAGE("W = " << u.kinds.size() << " mutating requests, " << lost_cases(u.kinds).size()
+                 << " cases (one per kind, or LOST_ALL/LOST_N); end state " << u.end);
+  return u;
+}
+
 }  // namespace faults_e2e

@@ -13,22 +13,10 @@
 using namespace faults_e2e;
 
 TEST_CASE("member add --break-glass: the answer to each write lost, then the same command again") {
-  std::vector<std::string> kinds;  // of each write, by number
-  MemberEnd expected;
-  {
-    NativeCluster c(member_e2e::runner_fixture("3.6", 3));
-    const std::string work = tmpdir("e2e-lost-add-0");
-    FaultProxy proxy(work, FaultProxy::lose(0));
-    auto r = member_via(c, {"add"}, proxy.kubeconfig());
-    INFO("uninterrupted: " << r.out << r.err);
-    REQUIRE(r.rc == 0);
-    kinds = write_kinds(proxy);
-    expected = member_end(c);
-    member_e2e::check_clean(c, "uninterrupted add");
-    e2e::run({"rm", "-rf", work});
-  }
+  const Uninterrupted u = uninterrupted("add", [](const NativeCluster&) { return std::vector<std::string>{"add"}; });
+  const std::vector<std::string>& kinds = u.kinds;
+  const MemberEnd& expected = u.end;
   const std::vector<int> cases = lost_cases(kinds);
-  MESSAGE("W = " << kinds.size() << " mutating requests, " << cases.size() << " cases (one per kind, or LOST_ALL/LOST_N); end state " << expected);
   CHECK(expected.etcd == 4);
   CHECK(expected.others == 1);
   CHECK(expected.learners == 0);
