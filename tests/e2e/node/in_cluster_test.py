@@ -27,13 +27,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import node_support as ns_  # noqa: E402
-from node_support import ENV, fail, get_json, kubectl, log, run  # noqa: E402
+from node_support import ENV, LEGACY_DEPLOYMENT, RBAC, fail, get_json, kubectl, log, run  # noqa: E402
 
 COMMIT = "v0.4.2"
-LEGACY_DEPLOYMENT = "etcd-operator-controller-manager"
 IMAGE = "etcd-operator-cli:test"
 BUCKET = "in-cluster"
-RBAC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "packaging", "rbac")
 
 
 def rbac_docs(name):

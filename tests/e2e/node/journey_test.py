@@ -21,11 +21,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import node_support as ns_  # noqa: E402
-from node_support import fail, get_json, kubectl, log, run  # noqa: E402
+from node_support import LEGACY_DEPLOYMENT, fail, get_json, kubectl, log, run  # noqa: E402
 
 WATCHED = ["pods", "persistentvolumeclaims", "services", "poddisruptionbudgets",
            "etcdclusters.etcd-operator.cozystack.io", "etcdmembers.etcd-operator.cozystack.io"]
-LEGACY_DEPLOYMENT = "etcd-operator-controller-manager"
 NEW_DEPLOYMENT = "etcd-operator"
 MEMBER = re.compile(r"^etcd-[0-9]+$")
 

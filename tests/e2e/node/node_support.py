@@ -9,6 +9,10 @@ import sys
 import time
 
 ENV = {}
+# The legacy operator's Deployment (its install's name) and this project's
+# least-privilege roles.
+LEGACY_DEPLOYMENT = "etcd-operator-controller-manager"
+RBAC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "packaging", "rbac")
 
 
 def load_env():
