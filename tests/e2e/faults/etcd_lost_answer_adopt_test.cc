@@ -81,3 +81,30 @@ TEST_CASE("adopt --apply of a TLS + auth cluster: the answer to each of etcd's w
     e2e::run({"rm", "-rf", work});
   });
 }
+
+// AuthEnable is made only when the adoption stops after it disabled auth
+// (docs/rules.md: R3): here the backup finds someone else's file where its
+// snapshot would go. Its answer lost, the client asks another member, which
+// finds auth on and answers success: auth is back on, the run says so.
+TEST_CASE("adopt --apply stopped after auth was disabled: the answer to AuthEnable lost") {
+  Case k;
+  const std::string work = tmpdir("e2e-grpc-adopt-AuthEnable");
+  const std::string backup = e2e::backup_dir(k.f);
+  const std::string foreign = backup + "/" + k.ns.name() + "-etcd-migration.db";
+  std::ofstream(foreign) << "not ours";
+  grpc_e2e::GrpcProxy proxy(k.f.info()["members"], k.f.ns(), work, "AuthEnable", tls_files(k.f));
+  auto first = adopt(k.f, backup);
+  INFO("first run: " << first.out << first.err);
+  MESSAGE("AuthEnable: " << proxy.cut() << "; first run rc " << first.rc);
+  REQUIRE_FALSE(proxy.cut().empty());
+  CHECK(first.rc == 1);
+  CHECK(first.out.find("re-enabled") != std::string::npos);
+  CHECK(k.f.etcdctl({"auth", "status"}).out.find("Authentication Status: true") != std::string::npos);
+  CHECK(e2e::kubectl_result({"-n", k.f.ns(), "get", "etcdclusters.etcd-operator.cozystack.io", "etcd"}).rc != 0);
+  std::filesystem::remove(foreign);
+  auto again = e2e::apply(k.f, {"--backup-dir", backup});
+  INFO("re-run: " << again.out << again.err);
+  CHECK(again.rc == 0);
+  CHECK(e2e::etcd_migrate({"verify", "-n", k.f.ns(), k.f.name()}).rc == 0);
+  e2e::run({"rm", "-rf", work});
+}
