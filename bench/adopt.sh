@@ -28,22 +28,7 @@ bench_env
 audit=${TESTENV_AUDIT_LOG:?the environment has no audit log: start it with TESTENV_AUDIT=1}
 fleet=${BENCH_FLEET:-32}
 ns=bench-adopt-$$
-fixture() { # NS NAME ARGS...
-    local n=$1 c=$2; shift 2
-    "$bench_root/tests/testenv/legacy-fixture" up --name "$c" --namespace "$n" --operator-namespace "$n-op" \
-        --dir "$TESTENV_DIR/fixtures/$n.$c" "$@" >"$bench_tmp/fixture.$n.$c.log" 2>&1 ||
-        { cat "$bench_tmp/fixture.$n.$c.log" >&2; return 1; }
-}
-unfixture() { "$bench_root/tests/testenv/legacy-fixture" down --dir "$TESTENV_DIR/fixtures/$1.$2"; }
-adopt() { # NS ARGS...
-    local n=$1; shift
-    "$etcd_migrate" adopt -n "$n" --connect direct --legacy-controller "$n-op/etcd-operator-controller-manager" \
-        --new-controller "$n-op/etcd-operator" "$@"
-}
-# Requests of etcd-operator-cli in the audit log after byte OFFSET.
-requests_since() {
-    tail -c +$(($1 + 1)) "$audit" | jq -r 'select(.userAgent // "" | startswith("etcd-operator-cli")) | .auditID' | sort -u | wc -l
-}
+. "$(dirname "$0")/fleet.sh"
 
 echo "adoption, one 3-member TLS+auth etcd 3.6 legacy cluster, load $(cut -d' ' -f1-3 /proc/loadavg)"
 fixture "$ns" etcd --version 3.6 --tls --auth
@@ -75,28 +60,6 @@ check "requests of one adoption" "$apply_requests" "<=" 60
 check "TLS handshakes vs TCP connections" "$handshakes" "<=" "$connections"
 summary="$apply_requests requests (target <= 60), $handshakes handshakes / $connections connections"
 
-reference=${TESTENV_OPERATOR_BIN:-}/etcd-migrate
-[ -x "$reference" ] || reference="$("$bench_root/tests/testenv/build" operator | awk '{print $2}')/etcd-migrate"
-ref_adopt() { # NS ARGS...: the reference, with the same coordinates
-    local n=$1; shift
-    "$reference" -k "$KUBECONFIG" -n "$n" --legacy-controller "$n-op/etcd-operator-controller-manager" \
-        --new-controller "$n-op/etcd-operator" "$@"
-}
-# Every legacy cluster of NS adopted: an EtcdCluster of the new API each, and
-# every pod controlled by an EtcdMember.
-all_adopted() { # NS COUNT
-    local clusters pods
-    clusters=$("$TESTENV_KUBECTL" -n "$1" get etcdclusters.etcd-operator.cozystack.io -o json | jq '.items | length')
-    pods=$("$TESTENV_KUBECTL" -n "$1" get pods -o json |
-        jq '[.items[] | select(any(.metadata.ownerReferences[]?; .controller and .kind == "EtcdMember"))] | length')
-    [ "$clusters" = "$2" ] && [ "$pods" -ge "$2" ]
-}
-# Seconds from T0 until no StatefulSet is left in NS.
-statefulsets_gone_after() { # NS T0
-    while [ "$("$TESTENV_KUBECTL" -n "$1" get statefulsets -o name | wc -l)" != 0 ]; do sleep 0.2; done
-    echo "$(date +%s.%N) - $2" | bc -l
-}
-now() { date +%s.%N; }
 
 echo "one 3-member TLS+auth etcd 3.6 cluster each, adopt --apply --skip-backup: this suite, then the reference ($reference)"
 for side in ours ref; do
@@ -119,35 +82,19 @@ if ((fleet > 0)); then
         while "$TESTENV_KUBECTL" get namespace "$n" "$n-op" >/dev/null 2>&1; do sleep 0.5; done
     done
     echo "fleets: 3 x $fleet one-member etcd 3.5 legacy clusters, --apply --skip-backup, load $(cut -d' ' -f1-3 /proc/loadavg)"
-    # Each fleet is set up just before its run and taken down right after:
-    # an adopted fleet's legacy EtcdClusters stay Terminating while the
-    # legacy webhooks exist, and the garbage collector retries them (a GET
-    # and a PATCH each, several a second), which would load the apiserver
-    # under the next fleet's run.
-    fleet_up() { # SIDE: the clusters share the namespace; the last one registers the legacy webhooks
-        local i
-        for i in $(seq 0 $((fleet - 1))); do
-            if ((i == 0)); then echo "$i"; else echo "$i --skip-webhooks"; fi
-        done | tac | xargs -P 4 -L 1 bash -c "$(declare -f fixture); bench_root='$bench_root' bench_tmp='$bench_tmp' TESTENV_DIR='$TESTENV_DIR' \
-            fixture '$ns-$1' f\$0 --replicas 1 \$1"
-        for i in $(seq 0 $((fleet - 1))); do on_exit "unfixture $ns-$1 f$i"; done
-    }
-    fleet_down() { # SIDE, once its figures are taken
-        seq 0 $((fleet - 1)) | xargs -P 4 -I{} "$bench_root/tests/testenv/legacy-fixture" down --dir "$TESTENV_DIR/fixtures/$ns-$1.f{}" >/dev/null 2>&1 || true
-        while "$TESTENV_KUBECTL" get namespace "$ns-$1" "$ns-$1-op" >/dev/null 2>&1; do sleep 0.5; done
-    }
-    fleet_up c1
+    # Each fleet set up just before its run and taken down right after (fleet.sh).
+    fleet_up "$ns-c1" "$fleet"
     cpu_mark; t0=$(now); adopt "$ns-c1" --apply --yes --skip-backup --concurrency 1 -o json >"$bench_tmp/c1.json" 2>"$bench_tmp/c1.err" || true; t1=$(now); b1=$(cpu_busy)
     g1=$(statefulsets_gone_after "$ns-c1" "$t0")
-    fleet_down c1
-    fleet_up c8
+    fleet_down "$ns-c1" "$fleet"
+    fleet_up "$ns-c8" "$fleet"
     cpu_mark; t2=$(now); adopt "$ns-c8" --apply --yes --skip-backup --concurrency 8 -o json >"$bench_tmp/c8.json" 2>"$bench_tmp/c8.err" || true; t3=$(now); b8=$(cpu_busy)
     g8=$(statefulsets_gone_after "$ns-c8" "$t2")
-    fleet_down c8
-    fleet_up ref
+    fleet_down "$ns-c8" "$fleet"
+    fleet_up "$ns-ref" "$fleet"
     t4=$(now); rc=0; ref_adopt "$ns-ref" --apply --yes --skip-backup >"$bench_tmp/ref.out" 2>&1 || rc=$?; t5=$(now)
     [ "$rc" = 0 ] && all_adopted "$ns-ref" "$fleet" || { echo "the reference's fleet adoption failed ($rc):"; tail -5 "$bench_tmp/ref.out"; exit 1; }
-    fleet_down ref
+    fleet_down "$ns-ref" "$fleet"
     for side in c1 c8; do
         n=$(jq '[.result.clusters[] | select(.outcome == "Adopted")] | length' "$bench_tmp/$side.json" 2>/dev/null || echo 0)
         [ "$n" = "$fleet" ] || { echo "$side: $n of $fleet adopted"; tail -5 "$bench_tmp/$side.err"; exit 1; }
