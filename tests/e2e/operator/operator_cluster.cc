@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <deque>
 #include <sstream>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "etcd/member_id.h"
@@ -198,7 +200,45 @@ void OperatorCluster::check_clean(const std::string& where) const {
 }
 
 void OperatorCluster::wait_converged(const std::string& what, std::chrono::seconds timeout) const {
-  wait_until([&] { return converged(ns(), name_); }, timeout, what);
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  for (std::string why = unconverged(ns(), name_); !why.empty(); why = unconverged(ns(), name_)) {
+    if (std::chrono::steady_clock::now() > end) {
+      // What a reader of a CI log needs to tell a stalled operator from a
+      // member that never came up: the operator's last log lines (not its
+      // stack traces), the pod runner's, and each member's last etcd line.
+      std::istringstream log(op_->log());
+      std::deque<std::string> last;
+      for (std::string line; std::getline(log, line);) {
+        if (line.rfind("20", 0) != 0) continue;
+        last.push_back(line.substr(0, 500));
+        if (last.size() > 8) last.pop_front();
+      }
+      std::ostringstream report;
+      report << "\nthe operator's last lines:";
+      for (const auto& line : last) report << "\n  " << line;
+      {
+        std::ifstream f(runner_->dir() + "/logs/runner.log");
+        std::deque<std::string> said;
+        for (std::string line; std::getline(f, line);) {
+          said.push_back(line.substr(0, 300));
+          if (said.size() > 4) said.pop_front();
+        }
+        report << "\nthe pod runner's last lines:";
+        for (const auto& line : said) report << "\n  " << line;
+      }
+      std::error_code ec;
+      for (const auto& pod : std::filesystem::directory_iterator(runner_->dir() + "/pods", ec)) {
+        std::ifstream f(pod.path() / "etcd.log");
+        std::string line, said;
+        while (std::getline(f, line)) {
+          if (!line.empty()) said = line;
+        }
+        report << "\n" << pod.path().filename().string() << "'s etcd last said: " << said.substr(0, 400);
+      }
+      FAIL("timed out after " << timeout.count() << " s waiting for " << what << ": " << why << report.str());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
 }
 
 std::vector<std::string> OperatorCluster::operator_errors(std::size_t from) const {

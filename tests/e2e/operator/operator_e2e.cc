@@ -1,5 +1,7 @@
 #include "operator_e2e.h"
 
+#include <tuple>
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -7,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace e2e {
 
@@ -180,33 +183,43 @@ std::map<std::string, std::string> uids(const std::string& ns, const std::vector
   return field_of(ns, kinds, "uid");
 }
 
-bool converged(const std::string& ns, const std::string& cluster) {
+std::string unconverged(const std::string& ns, const std::string& cluster) {
   auto c = kubectl_result({"-n", ns, "get", "etcdclusters.etcd-operator.cozystack.io", cluster, "-o", "json"});
-  if (c.rc != 0) return false;
+  if (c.rc != 0) return "the EtcdCluster cannot be read: " + c.err;
   json ec = json::parse(c.out);
-  auto is = [&](const char* type, const char* status, const char* reason) {
+  for (const auto& [type, status, reason] : {std::tuple<const char*, const char*, const char*>{"Available", "True", nullptr},
+                                              {"Progressing", "False", "Reconciled"},
+                                              {"Degraded", "False", nullptr}}) {
     json k = condition(ec, type);
-    return k.is_object() && k.value("status", "") == status && (reason == nullptr || k.value("reason", "") == reason);
-  };
-  if (!is("Available", "True", nullptr) || !is("Progressing", "False", "Reconciled") ||
-      !is("Degraded", "False", nullptr)) {
-    return false;
+    if (!k.is_object() || k.value("status", "") != status || (reason != nullptr && k.value("reason", "") != reason)) {
+      return std::string(type) + " is " + (k.is_object() ? k.dump() : "absent");
+    }
   }
   const long long want = ec["spec"].value("replicas", 3LL);
-  if (ec["status"].value("readyMembers", -1LL) != want) return false;
-  if (ec["status"].value("/observed/replicas"_json_pointer, -1LL) != want) return false;
-  if (ec["status"].contains("progressDeadline") && !ec["status"]["progressDeadline"].is_null()) return false;
+  if (ec["status"].value("readyMembers", -1LL) != want) {
+    return "status.readyMembers " + std::to_string(ec["status"].value("readyMembers", -1LL)) + ", want " + std::to_string(want);
+  }
+  if (ec["status"].value("/observed/replicas"_json_pointer, -1LL) != want) return "status.observed.replicas is not " + std::to_string(want);
+  if (ec["status"].contains("progressDeadline") && !ec["status"]["progressDeadline"].is_null()) {
+    return "status.progressDeadline is set: " + ec["status"]["progressDeadline"].dump();
+  }
   auto members = get_json({"-n", ns, "etcdmembers.etcd-operator.cozystack.io", "-l",
                            "etcd-operator.cozystack.io/cluster=" + cluster})["items"];
   long long running = 0;
   for (const auto& m : members) {
-    if (m["metadata"].contains("deletionTimestamp")) return false;
+    const std::string name = m["metadata"].value("name", "");
+    if (m["metadata"].contains("deletionTimestamp")) return "EtcdMember " + name + " is being deleted";
     ++running;
     json ready = condition(m, "Ready");
-    if (!ready.is_object() || ready.value("status", "") != "True") return false;
-    if (m["status"].value("memberID", "").empty()) return false;
+    if (!ready.is_object() || ready.value("status", "") != "True") {
+      return "EtcdMember " + name + " Ready is " + (ready.is_object() ? ready.dump() : "absent");
+    }
+    if (m["status"].value("memberID", "").empty()) return "EtcdMember " + name + " has no status.memberID";
   }
-  return running == want;
+  if (running != want) return std::to_string(running) + " EtcdMembers, want " + std::to_string(want);
+  return {};
 }
+
+bool converged(const std::string& ns, const std::string& cluster) { return unconverged(ns, cluster).empty(); }
 
 }  // namespace e2e

@@ -91,5 +91,7 @@ std::map<std::string, std::string> uids(const std::string& ns, const std::vector
 // = spec.replicas = observed.replicas, every EtcdMember Ready=True with a
 // memberID, and progressDeadline unset.
 bool converged(const std::string& ns, const std::string& cluster);
+// Why it is not ("" when it is): the first of those found missing.
+std::string unconverged(const std::string& ns, const std::string& cluster);
 
 }  // namespace e2e
