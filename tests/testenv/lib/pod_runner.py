@@ -11,7 +11,10 @@ label and:
   its member DNS name, writes the Secrets it mounts to files, starts the
   container's own etcd command line with only the paths and 0.0.0.0 listen
   addresses mapped (data dir per PVC, TLS files, the pod's IP), and once
-  etcd answers /health patches the status (Running, Ready, podIP);
+  etcd answers /health patches the status (Running, Ready, podIP); a pod it
+  cannot start (an API call failing, a Secret not there yet, an image it has
+  no etcd for) is tried again every 2 s, as a kubelet does, and a status
+  patch that did not land is sent again;
 - a pod it runs whose etcd exited: status Ready=False (as a kubelet reports a
   dead container before restarting it; the runner does not restart it);
 - a pod it runs with a deletionTimestamp: stops etcd, then deletes the pod
@@ -57,7 +60,10 @@ class Runner:
         self.api = Api()
         self.procs = {}   # pod name -> {"uid", "proc", "ip", "ready", "dir"}
         self.stop = False
-        self.failed = set()  # pod UIDs that could not be started
+        # pod UID -> (why it could not start, when to try again): a kubelet
+        # retries a Pod it cannot start (an API call timing out under load,
+        # a Secret not there yet), and so does this runner, every 2 s.
+        self.failed = {}
         self.last_ip = {}  # pod name -> the IP its last Pod had
 
     # --- the test Node -------------------------------------------------------
@@ -116,7 +122,8 @@ class Runner:
             st, _ = self.api.call("POST", f"/api/v1/namespaces/{self.ns}/pods/{name}/binding", {
                 "apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": self.node}})
-            if st not in (200, 201):
+            # 409: bound already, by an attempt whose answer was lost.
+            if st not in (200, 201, 409):
                 raise RuntimeError(f"binding answered {st}")
         # A Pod made again under the same name gets another IP, as a CNI
         # gives it: clients must find a member by its Pod, not remember its IP.
@@ -169,8 +176,9 @@ class Runner:
                                          "containerID": "pod-runner://" + uid,
                                          "state": {"running": {"startedAt": started}} if ready else
                                          {"terminated": {"exitCode": 1, "reason": "Error"}}}]}
-        self.api.call("PATCH", f"/api/v1/namespaces/{self.ns}/pods/{name}/status",
-                      {"metadata": {"uid": uid}, "status": status}, "application/merge-patch+json")
+        st, _ = self.api.call("PATCH", f"/api/v1/namespaces/{self.ns}/pods/{name}/status",
+                              {"metadata": {"uid": uid}, "status": status}, "application/merge-patch+json")
+        return st == 200
 
     def kill(self, name):
         p = self.procs.pop(name, None)
@@ -213,20 +221,30 @@ class Runner:
                 continue
             if mine is None:
                 phase = (pod.get("status") or {}).get("phase", "")
-                if phase in ("", "Pending") and uid not in self.failed:
+                why, retry_at = self.failed.get(uid, ("", 0.0))
+                if phase in ("", "Pending") and time.monotonic() >= retry_at:
                     try:
                         self.start(pod)
-                    except Exception as e:  # noqa: BLE001 - report and leave the pod Pending
-                        self.failed.add(uid)
-                        log(f"pod {name}: cannot start: {e}")
+                        self.failed.pop(uid, None)
+                    except Exception as e:  # noqa: BLE001 - report, leave the pod Pending, try again
+                        # What an attempt allocated goes, so that retries leak no IPs.
+                        pdir = os.path.join(self.dir, "pods", name)
+                        try:
+                            sh('hosts_remove "$1"; ip_release_owner "$1"', pdir)
+                        except Exception:  # noqa: BLE001 - the next attempt allocates anew
+                            pass
+                        if str(e) != why:
+                            log(f"pod {name}: cannot start: {e}")
+                        self.failed[uid] = (str(e), time.monotonic() + 2)
                 continue
             alive = mine["proc"].poll() is None
             ready = alive and self.healthy(mine["ip"])
             if ready != mine["ready"] or (not alive and not mine.get("dead")):
-                mine["ready"] = ready
-                mine["dead"] = not alive
-                self.patch_status(name, uid, ready, mine["ip"], mine["image"], mine["started"])
-                log(f"pod {name}: ready={ready}")
+                # Remembered only once written: a patch that timed out is sent again next poll.
+                if self.patch_status(name, uid, ready, mine["ip"], mine["image"], mine["started"]):
+                    mine["ready"] = ready
+                    mine["dead"] = not alive
+                    log(f"pod {name}: ready={ready}")
         for name in list(self.procs):
             if name not in seen:
                 self.kill(name)
