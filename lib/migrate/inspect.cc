@@ -179,9 +179,14 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
   kube::ReadOnce secrets(client, kube::resources::secrets, ns);
   auto tls = legacy_tls(secrets, legacy);
   if (tls) {
+    // Only this cluster's member Pods: a copy of the namespace's for each
+    // cluster made a fleet's planning grow with its square.
     nlohmann::json pods = nlohmann::json::array();
     for (const auto& pod : inventory.pods) {
-      if (base::string_at(pod, "/metadata/namespace") == ns) pods.push_back(pod);
+      if (base::string_at(pod, "/metadata/namespace") == ns &&
+          op::is_legacy_member_pod(legacy.name, base::string_at(pod, "/metadata/name"))) {
+        pods.push_back(pod);
+      }
     }
     auto certs = admin::judge_legacy_certificates(
         secrets, legacy, pods, std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
