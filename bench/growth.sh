@@ -10,6 +10,10 @@
 # apiserver, its store etcd and the fleet's etcd members spent meanwhile
 # (/proc/PID/stat). The reference Go etcd-migrate adopts a fleet of
 # BENCH_GROWTH_REF (default 32; 0 skips it) in the same way, after ours.
+# Then a fleet of BENCH_GROWTH_APF (default 32; 0 skips it) is adopted by
+# an identity that the apiserver's priority and fairness limits to one
+# concurrency share, rejecting what exceeds it (bench/apf.sh): the run must
+# see 429 answers, wait them out and adopt every cluster.
 # Targets, smallest fleet against largest: requests and CPU per cluster the
 # same within 10%, peak RSS growing by less than 1 MiB per cluster; wall
 # time of the largest over the one before it at most 1.1 x their size
@@ -23,6 +27,7 @@ unset TESTENV_ENV_FILE
 read -r -a sizes <<<"${BENCH_GROWTH_SIZES:-8 32 128}"
 tls_fleet=${BENCH_GROWTH_TLS:-16}
 ref_fleet=${BENCH_GROWTH_REF:-32}
+apf_fleet=${BENCH_GROWTH_APF:-32}
 conc=${BENCH_CONCURRENCY:-8}
 ((${#sizes[@]} >= 2)) || { echo "growth: BENCH_GROWTH_SIZES needs two fleet sizes at least" >&2; exit 2; }
 
@@ -73,8 +78,16 @@ measure() {
     local api0 store0 m0 api1 store1 m1 off rc=0
     api0=$(cpu_of "$api_pid"); store0=$(cpu_of "$store_pid"); m0=$(cpu_of "${members[@]}")
     off=$(stat -c %s "$audit")
+    local kubeconfig=$KUBECONFIG
+    if [ -n "${MEASURE_APF:-}" ]; then
+        # shellcheck source=bench/apf.sh
+        . "$bench_here/apf.sh"
+        kubeconfig="$bench_tmp/$name.kubeconfig"
+        apf_kubeconfig bench-apf "$kubeconfig"
+        off=$(stat -c %s "$audit")
+    fi
     cpu_mark
-    /usr/bin/time -f '%e %U %S %M' -o "$bench_tmp/$name.time" \
+    KUBECONFIG=$kubeconfig /usr/bin/time -f '%e %U %S %M' -o "$bench_tmp/$name.time" \
         "$etcd_migrate" adopt -n "$n" --connect direct --legacy-controller "$n-op/etcd-operator-controller-manager" \
         --new-controller "$n-op/etcd-operator" --apply --yes --skip-backup --concurrency "$conc" -o json \
         >"$bench_tmp/$name.json" 2>"$bench_tmp/$name.err" || rc=$?
@@ -86,10 +99,13 @@ measure() {
     [ "$rc" = 0 ] && [ "$adopted" = "$count" ] ||
         { echo "$name: exit $rc, $adopted of $count adopted:"; tail -5 "$bench_tmp/$name.err"; exit 1; }
     R_REQ=$(requests_since "$off")
+    R_429=0
+    [ -z "${MEASURE_APF:-}" ] || R_429=$(rejected_since "$off")
     read -r R_WALL user sys rss_kib <"$bench_tmp/$name.time"
     R_CPU_MS=$(awk -v u="$user" -v s="$sys" -v c="$count" 'BEGIN {printf "%.1f", (u + s) * 1000 / c}')
     R_RSS=$(awk -v k="$rss_kib" 'BEGIN {printf "%.1f", k / 1024}')
     R_REQ_PER=$(awk -v r="$R_REQ" -v c="$count" 'BEGIN {printf "%.2f", r / c}')
+    [ -z "${MEASURE_APF:-}" ] || printf '  %-16s answered 429 %d times\n' "$name" "$R_429"
     printf '  %-16s %7.2f s  %6d requests (%6.2f a cluster)  our CPU %6.1f ms a cluster  peak RSS %6.1f MiB  apiserver %6.2f s  store etcd %5.2f s  members %6.2f s  cores busy %s\n' \
         "$name" "$R_WALL" "$R_REQ" "$R_REQ_PER" "$R_CPU_MS" "$R_RSS" \
         "$(echo "$api1 - $api0" | bc -l)" "$(echo "$store1 - $store0" | bc -l)" "$(echo "$m1 - $m0" | bc -l)" "$busy"
@@ -110,6 +126,13 @@ done
 if ((tls_fleet > 0)); then
     measure "tls-auth-$tls_fleet" "$tls_fleet" --replicas 3 --version 3.6 --tls --auth
 fi
+if ((apf_fleet > 0)); then
+    [ -n "${wall[$apf_fleet]:-}" ] || { echo "growth: BENCH_GROWTH_APF=$apf_fleet is not one of the sizes" >&2; exit 2; }
+    # measure exits unless every cluster was adopted.
+    MEASURE_APF=1 measure "apf-429-$apf_fleet" "$apf_fleet"
+    check "answers 429 waited out, fleet of $apf_fleet under APF (every cluster adopted)" "$R_429" ">=" 1
+    apf_summary="; under APF 429 ($R_429 answers): $apf_fleet adopted in $R_WALL s ($(ratio "$R_WALL" "${wall[$apf_fleet]}")x)"
+fi
 small=${sizes[0]}; big=${sizes[-1]}; before=${sizes[-2]}
 check "requests a cluster, $big over $small" "$(ratio "${req[$big]}" "${req[$small]}")" "<=" 1.10
 check "requests a cluster, $big over $small" "$(ratio "${req[$big]}" "${req[$small]}")" ">=" 0.90
@@ -119,7 +142,7 @@ check "peak RSS growth a cluster (MiB), $small to $big" \
     "$(awk -v a="${rss[$small]}" -v b="${rss[$big]}" -v n=$((big - small)) 'BEGIN {printf "%.3f", (b - a) / n}')" "<" 1
 check "wall time, $big over $before" "$(ratio "${wall[$big]}" "${wall[$before]}")" "<=" \
     "$(awk -v a="$big" -v b="$before" 'BEGIN {printf "%.2f", 1.1 * a / b}')"
-summary="fleets ${sizes[*]}: wall $(for s in "${sizes[@]}"; do printf '%s s ' "${wall[$s]}"; done)- requests a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${req[$s]}"; done)- our CPU ms a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${cpu[$s]}"; done)- peak RSS MiB $(for s in "${sizes[@]}"; do printf '%s ' "${rss[$s]}"; done)"
+summary="fleets ${sizes[*]}${apf_summary:-}: wall $(for s in "${sizes[@]}"; do printf '%s s ' "${wall[$s]}"; done)- requests a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${req[$s]}"; done)- our CPU ms a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${cpu[$s]}"; done)- peak RSS MiB $(for s in "${sizes[@]}"; do printf '%s ' "${rss[$s]}"; done)"
 
 if ((ref_fleet > 0)); then
     [ -n "${wall[$ref_fleet]:-}" ] || { echo "growth: BENCH_GROWTH_REF=$ref_fleet is not one of the sizes" >&2; exit 2; }
