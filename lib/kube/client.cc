@@ -33,6 +33,7 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
         // Discovery answers 404 as data ("not served"), so it bypasses send()'s
         // error mapping but keeps its retries.
         base::Result<HttpResponse> last = base::make_error(ErrorKind::Failed, "no attempt");
+        std::chrono::milliseconds waited_throttled{0};
         for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
           last = transport_->perform(call.http);
           AttemptOutcome out;
@@ -44,11 +45,18 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
             out.retry_after = last->retry_after;
             if (last->status < 429 || last->status == 501) return last;
           }
-          if (attempt == options_.retry.max_attempts || !should_retry(true, out)) break;
+          if (!should_retry(true, out)) break;
           std::chrono::milliseconds d;
           {
             std::lock_guard lock(rng_mu_);
             d = backoff_delay(options_.retry, attempt, out, rng_);
+          }
+          if (throttled(out)) {
+            if (waited_throttled + d > options_.retry.max_throttled) break;
+            waited_throttled += d;
+            --attempt;
+          } else if (attempt == options_.retry.max_attempts) {
+            break;
           }
           std::this_thread::sleep_for(d);
         }
@@ -79,6 +87,7 @@ base::Error Client::refine_not_found(base::Error e, const RequestContext& ctx) {
 
 base::Result<HttpResponse> Client::send(Call& call) {
   bool refreshed = false;
+  std::chrono::milliseconds waited_throttled{0};
   for (int attempt = 1;; ++attempt) {
     auto r = transport_->perform(call.http);
     AttemptOutcome out;
@@ -102,11 +111,19 @@ base::Result<HttpResponse> Client::send(Call& call) {
       failure = refine_not_found(status_error(r->status, r->body, call.ctx), call.ctx);
     }
     bool again = failure.reason != http::kReasonTLS && should_retry(call.idempotent, out);
-    if (!again || attempt >= options_.retry.max_attempts) return failure;
+    if (!again) return failure;
     std::chrono::milliseconds d;
     {
       std::lock_guard lock(rng_mu_);
       d = backoff_delay(options_.retry, attempt, out, rng_);
+    }
+    if (throttled(out)) {
+      // Turned away unhandled: the wait in all is bounded, not the attempts.
+      if (waited_throttled + d > options_.retry.max_throttled) return failure;
+      waited_throttled += d;
+      --attempt;
+    } else if (attempt >= options_.retry.max_attempts) {
+      return failure;
     }
     std::this_thread::sleep_for(d);
   }

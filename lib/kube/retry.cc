@@ -9,15 +9,17 @@ bool method_is_idempotent(std::string_view method) {
   return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE";
 }
 
-bool should_retry(bool idempotent, const AttemptOutcome& o) {
-  if (o.never_sent) return true;
-  if (o.http_status == 429) return true;
+bool throttled(const AttemptOutcome& o) {
   // A 503 with Retry-After turned the request away unhandled (an apiserver
   // shutting down answers "apiserver is shutting down", Retry-After: 1):
   // safe for a POST too. Not any 5xx with Retry-After: the apiserver's
   // timeouts (500 ServerTimeout, 504 Timeout) carry one as well, after the
   // write may have happened (docs/server-faults.md).
-  if (o.http_status == 503 && o.retry_after) return true;
+  return o.http_status == 429 || (o.http_status == 503 && o.retry_after);
+}
+
+bool should_retry(bool idempotent, const AttemptOutcome& o) {
+  if (o.never_sent || throttled(o)) return true;
   if (!idempotent) return false;
   if (o.transport_failed) return true;
   return o.http_status >= 500 && o.http_status != 501;
@@ -27,8 +29,10 @@ std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt,
                                         const AttemptOutcome& outcome, std::mt19937_64& rng) {
   using std::chrono::milliseconds;
   if (outcome.retry_after) {
-    auto ra = std::chrono::duration_cast<milliseconds>(*outcome.retry_after);
-    return std::clamp(ra, milliseconds(0), policy.max_retry_after);
+    auto ra = std::clamp(std::chrono::duration_cast<milliseconds>(*outcome.retry_after), milliseconds(0),
+                         policy.max_retry_after);
+    std::uniform_int_distribution<int64_t> spread(0, ra.count() / 2);
+    return ra + milliseconds(spread(rng));
   }
   int shift = std::clamp(attempt - 1, 0, 20);
   auto d = std::min<int64_t>(policy.cap.count(), policy.base.count() << shift);

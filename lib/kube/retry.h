@@ -10,10 +10,14 @@
 namespace kube {
 
 struct RetryPolicy {
-  int max_attempts = 5;  // including the first
+  int max_attempts = 5;  // including the first; answers that throttle() do not count
   std::chrono::milliseconds base{200};
   std::chrono::milliseconds cap{5000};
   std::chrono::milliseconds max_retry_after{30000};
+  // How long one request waits in all on answers that throttle before it
+  // fails: priority and fairness turns a busy client away again and again
+  // (docs/server-faults.md), which slows a run but must not fail it.
+  std::chrono::milliseconds max_throttled{120000};
 };
 
 // How one attempt ended.
@@ -33,8 +37,14 @@ bool method_is_idempotent(std::string_view method);
 // for idempotent ones.
 bool should_retry(bool idempotent, const AttemptOutcome& outcome);
 
+// 429, or a 503 with Retry-After: the server turned the request away
+// without acting and asked to be asked again later.
+bool throttled(const AttemptOutcome& outcome);
+
 // Delay before attempt `attempt` + 1 (attempt counts from 1): Retry-After if
-// given (capped), else a random value in [d/2, d], d = min(cap, base * 2^(attempt-1)).
+// given (capped) plus up to half of it again at random, so that clients
+// turned away together do not all come back together; else a random value
+// in [d/2, d], d = min(cap, base * 2^(attempt-1)).
 std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt,
                                         const AttemptOutcome& outcome, std::mt19937_64& rng);
 

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 using namespace std::chrono_literals;
 
 TEST_CASE("which requests are retried") {
@@ -60,8 +62,34 @@ TEST_CASE("backoff: jittered exponential, capped; Retry-After honoured and cappe
     CHECK(d10 <= 5000ms);
     CHECK(d10 >= 2500ms);
   }
+  // Retry-After, plus up to half again so that clients turned away together spread out.
   o.retry_after = 3s;
-  CHECK(kube::backoff_delay(p, 1, o, rng) == 3000ms);
+  std::set<std::chrono::milliseconds> seen;
+  for (int i = 0; i < 50; ++i) {
+    auto d = kube::backoff_delay(p, 1, o, rng);
+    CHECK(d >= 3000ms);
+    CHECK(d <= 4500ms);
+    seen.insert(d);
+  }
+  CHECK(seen.size() > 10);
   o.retry_after = 600s;
-  CHECK(kube::backoff_delay(p, 1, o, rng) == 30000ms);
+  auto capped = kube::backoff_delay(p, 1, o, rng);
+  CHECK(capped >= 30000ms);
+  CHECK(capped <= 45000ms);
+  o.retry_after = 0s;
+  CHECK(kube::backoff_delay(p, 1, o, rng) == 0ms);
+}
+
+TEST_CASE("throttled: 429, and 503 only with Retry-After") {
+  kube::AttemptOutcome o;
+  o.http_status = 429;
+  CHECK(kube::throttled(o));
+  o.http_status = 503;
+  CHECK_FALSE(kube::throttled(o));
+  o.retry_after = 1s;
+  CHECK(kube::throttled(o));
+  o.http_status = 500;  // a ServerTimeout carries Retry-After after the write may have happened
+  CHECK_FALSE(kube::throttled(o));
+  o.http_status = 504;
+  CHECK_FALSE(kube::throttled(o));
 }
