@@ -3,6 +3,7 @@
 #include "kube/client.h"
 #include "kube/list_page.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace kube {
@@ -52,6 +53,7 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
             d = backoff_delay(options_.retry, attempt, out, rng_);
           }
           if (throttled(out)) {
+            d = std::max(d, options_.retry.base);  // "Retry-After: 0" must not spin
             if (waited_throttled + d > options_.retry.max_throttled) break;
             waited_throttled += d;
             --attempt;
@@ -118,7 +120,9 @@ base::Result<HttpResponse> Client::send(Call& call) {
       d = backoff_delay(options_.retry, attempt, out, rng_);
     }
     if (throttled(out)) {
-      // Turned away unhandled: the wait in all is bounded, not the attempts.
+      // Turned away unhandled: the wait in all is bounded, not the attempts
+      // ("Retry-After: 0" must not spin).
+      d = std::max(d, options_.retry.base);
       if (waited_throttled + d > options_.retry.max_throttled) return failure;
       waited_throttled += d;
       --attempt;
