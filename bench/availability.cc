@@ -1,4 +1,4 @@
-// What a tenant's clients see while the programs work (issue 40, §2): a
+// What a tenant's clients see while the programs work: a
 // client writing at a steady rate, as a tenant's kube-apiserver would, runs
 // through each operation, then through a quiet stretch of the same length
 // on the same cluster. Not a test: bench/availability.sh builds it (meson
