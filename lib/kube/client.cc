@@ -3,7 +3,6 @@
 #include "kube/client.h"
 #include "kube/list_page.h"
 
-#include <algorithm>
 #include <thread>
 
 namespace kube {
@@ -34,8 +33,7 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
         // Discovery answers 404 as data ("not served"), so it bypasses send()'s
         // error mapping but keeps its retries.
         base::Result<HttpResponse> last = base::make_error(ErrorKind::Failed, "no attempt");
-        std::chrono::milliseconds waited_throttled{0};
-        for (int attempt = 1; attempt <= options_.retry.max_attempts; ++attempt) {
+        for (RetryBudget budget(options_.retry);;) {
           last = transport_->perform(call.http);
           AttemptOutcome out;
           if (!last) {
@@ -47,20 +45,9 @@ Client::Client(std::shared_ptr<Transport> t, ClientOptions o)
             if (last->status < 429 || last->status == 501) return last;
           }
           if (!should_retry(true, out)) break;
-          std::chrono::milliseconds d;
-          {
-            std::lock_guard lock(rng_mu_);
-            d = backoff_delay(options_.retry, attempt, out, rng_);
-          }
-          if (throttled(out)) {
-            d = std::max(d, options_.retry.base);  // "Retry-After: 0" must not spin
-            if (waited_throttled + d > options_.retry.max_throttled) break;
-            waited_throttled += d;
-            --attempt;
-          } else if (attempt == options_.retry.max_attempts) {
-            break;
-          }
-          std::this_thread::sleep_for(d);
+          auto d = next_delay(budget, out);
+          if (!d) break;
+          std::this_thread::sleep_for(*d);
         }
         return last;
       }),
@@ -89,8 +76,7 @@ base::Error Client::refine_not_found(base::Error e, const RequestContext& ctx) {
 
 base::Result<HttpResponse> Client::send(Call& call) {
   bool refreshed = false;
-  std::chrono::milliseconds waited_throttled{0};
-  for (int attempt = 1;; ++attempt) {
+  for (RetryBudget budget(options_.retry);;) {
     auto r = transport_->perform(call.http);
     AttemptOutcome out;
     base::Error failure;
@@ -105,32 +91,22 @@ base::Result<HttpResponse> Client::send(Call& call) {
       if (r->status < 400) return r;
       if (r->status == 401 && !refreshed && transport_->credentials().refresh_after_unauthorized()) {
         refreshed = true;  // a rotated token or an expired plugin credential: one fresh try
-        --attempt;
         continue;
       }
       out.http_status = r->status;
       out.retry_after = r->retry_after;
       failure = refine_not_found(status_error(r->status, r->body, call.ctx), call.ctx);
     }
-    bool again = failure.reason != http::kReasonTLS && should_retry(call.idempotent, out);
-    if (!again) return failure;
-    std::chrono::milliseconds d;
-    {
-      std::lock_guard lock(rng_mu_);
-      d = backoff_delay(options_.retry, attempt, out, rng_);
-    }
-    if (throttled(out)) {
-      // Turned away unhandled: the wait in all is bounded, not the attempts
-      // ("Retry-After: 0" must not spin).
-      d = std::max(d, options_.retry.base);
-      if (waited_throttled + d > options_.retry.max_throttled) return failure;
-      waited_throttled += d;
-      --attempt;
-    } else if (attempt >= options_.retry.max_attempts) {
-      return failure;
-    }
-    std::this_thread::sleep_for(d);
+    if (failure.reason == http::kReasonTLS || !should_retry(call.idempotent, out)) return failure;
+    auto d = next_delay(budget, out);
+    if (!d) return failure;
+    std::this_thread::sleep_for(*d);
   }
+}
+
+std::optional<std::chrono::milliseconds> Client::next_delay(RetryBudget& budget, const AttemptOutcome& out) {
+  std::lock_guard lock(rng_mu_);
+  return budget.next(out, rng_);
 }
 
 base::Result<json> Client::send_json(Call& call) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -115,6 +116,8 @@ class Client {
   };
   // Sends with retries and the 401 credential refresh; statuses >= 400 become errors.
   base::Result<HttpResponse> send(Call& call);
+  // The budget's next wait, drawn from the client's shared generator.
+  std::optional<std::chrono::milliseconds> next_delay(RetryBudget& budget, const AttemptOutcome& out);
   base::Result<nlohmann::json> send_json(Call& call);
   // A 404 without a named object: ask discovery whether the API is served.
   base::Error refine_not_found(base::Error e, const RequestContext& ctx);

@@ -40,4 +40,17 @@ std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt,
   return milliseconds(dist(rng));
 }
 
+std::optional<std::chrono::milliseconds> RetryBudget::next(const AttemptOutcome& outcome, std::mt19937_64& rng) {
+  auto d = backoff_delay(policy_, attempt_, outcome, rng);
+  if (throttled(outcome)) {
+    d = std::max(d, policy_.base);
+    if (throttled_ + d > policy_.max_throttled) return std::nullopt;
+    throttled_ += d;
+    return d;
+  }
+  if (attempt_ >= policy_.max_attempts) return std::nullopt;
+  ++attempt_;
+  return d;
+}
+
 }  // namespace kube

@@ -48,4 +48,20 @@ bool throttled(const AttemptOutcome& outcome);
 std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int attempt,
                                         const AttemptOutcome& outcome, std::mt19937_64& rng);
 
+// What one request has left: attempts for failures, time for answers that
+// throttle (those spend no attempt; each of their waits is at least the
+// base backoff, so that "Retry-After: 0" cannot spin).
+class RetryBudget {
+ public:
+  explicit RetryBudget(const RetryPolicy& policy) : policy_(policy) {}
+  // After a failed attempt that should_retry() allows: how long to wait
+  // before the next, or nullopt when the budget is spent.
+  std::optional<std::chrono::milliseconds> next(const AttemptOutcome& outcome, std::mt19937_64& rng);
+
+ private:
+  const RetryPolicy& policy_;
+  int attempt_ = 1;
+  std::chrono::milliseconds throttled_{0};
+};
+
 }  // namespace kube

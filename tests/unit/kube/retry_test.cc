@@ -93,3 +93,42 @@ TEST_CASE("throttled: 429, and 503 only with Retry-After") {
   o.http_status = 504;
   CHECK_FALSE(kube::throttled(o));
 }
+
+TEST_CASE("budget: failures spend attempts, answers that throttle spend time") {
+  kube::RetryPolicy p;
+  p.max_throttled = 10s;
+  std::mt19937_64 rng(7);
+  kube::AttemptOutcome failed;
+  failed.transport_failed = true;
+  kube::AttemptOutcome turned_away;
+  turned_away.http_status = 429;
+  turned_away.retry_after = 1s;
+
+  kube::RetryBudget b(p);
+  // Many 429s in between take no attempt away: still 4 retries after the first failure.
+  for (int i = 0; i < 5; ++i) REQUIRE(b.next(turned_away, rng).has_value());
+  for (int i = 0; i < 4; ++i) REQUIRE(b.next(failed, rng).has_value());
+  CHECK_FALSE(b.next(failed, rng).has_value());
+
+  // The throttled wait is bounded in all: 1 to 1.5 s each, 10 s in all.
+  kube::RetryBudget t(p);
+  std::chrono::milliseconds waited{0};
+  int waits = 0;
+  while (auto d = t.next(turned_away, rng)) {
+    waited += *d;
+    ++waits;
+  }
+  CHECK(waited <= 10s);
+  CHECK(waits >= 6);
+  CHECK(waits <= 10);
+
+  // "Retry-After: 0" waits the base backoff, so the budget ends.
+  turned_away.retry_after = 0s;
+  kube::RetryBudget z(p);
+  auto first = z.next(turned_away, rng);
+  REQUIRE(first.has_value());
+  CHECK(*first == p.base);
+  int n = 1;
+  while (z.next(turned_away, rng)) ++n;
+  CHECK(n == 50);  // 10 s / 200 ms
+}
