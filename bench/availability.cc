@@ -233,23 +233,6 @@ void measure(const std::string& what, const std::function<etcd::Config()>& confi
             << std::endl;
 }
 
-etcd::Config fixture_config(const e2e::LegacyFixture& f) {
-  auto env = f.etcd_env();
-  etcd::Config config;
-  const std::string eps = env["ETCD_ENDPOINTS"];
-  for (std::size_t start = 0; start <= eps.size();) {
-    const std::size_t comma = std::min(eps.find(',', start), eps.size());
-    if (comma > start) config.endpoints.push_back(eps.substr(start, comma - start));
-    start = comma + 1;
-  }
-  if (env["ETCD_TLS"] == "1") {
-    config.tls.ca_file = env["ETCD_CACERT"];
-    config.tls.cert_file = env["ETCD_CERT"];
-    config.tls.key_file = env["ETCD_KEY"];
-  }
-  return config;
-}
-
 // The members a client reaches now: each Pod's DNS name, with the
 // operator-client certificate of e2e::OperatorCluster's PKI.
 etcd::Config operator_config(const e2e::OperatorCluster& c) {
@@ -260,7 +243,7 @@ etcd::Config operator_config(const e2e::OperatorCluster& c) {
     config.endpoints.push_back("https://" + p["metadata"]["name"].get<std::string>() + "." + c.name() + "." + c.ns() +
                                ".svc:2379");
   }
-  const std::string pki = e2e::var("TESTENV_DIR") + "/" + c.ns() + "-pki";
+  const std::string& pki = c.pki_dir();
   config.tls.ca_file = pki + "/ca.crt";
   config.tls.cert_file = pki + "/operator-client.crt";
   config.tls.key_file = pki + "/operator-client.key";
@@ -273,7 +256,7 @@ TEST_CASE("adoption of a 3-member TLS + auth legacy cluster, then the real opera
   e2e::Namespace ns("bench-avail-adopt");
   e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.6", "--tls", "--auth", "--pdb"});
   e2e::Operator op(f.new_controller(), ns.name(), 0);
-  auto config = [&] { return fixture_config(f); };
+  auto config = [&] { return e2e::etcd_config(f); };
   measure("etcd-migrate adopt --apply", config, [&] {
     auto r = e2e::apply(f, {"--skip-backup"});
     REQUIRE_MESSAGE(r.rc == 0, "adopt: " << r.out << r.err);

@@ -53,7 +53,7 @@ Before record(const LegacyFixture& f) {
   return b;
 }
 
-Writer::Writer(const LegacyFixture& f) {
+etcd::Config etcd_config(const LegacyFixture& f) {
   auto env = f.etcd_env();
   etcd::Config config;
   std::string eps = env["ETCD_ENDPOINTS"];
@@ -68,6 +68,11 @@ Writer::Writer(const LegacyFixture& f) {
     config.tls.cert_file = env["ETCD_CERT"];
     config.tls.key_file = env["ETCD_KEY"];
   }
+  return config;
+}
+
+Writer::Writer(const LegacyFixture& f) {
+  const etcd::Config config = etcd_config(f);
   auto c = etcd::Client::create(config);
   REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().one_line()));
   client_ = std::move(*c);

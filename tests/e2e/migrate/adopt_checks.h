@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "etcd/config.h"
 #include "migrate_e2e.h"
 
 namespace etcd {
@@ -30,6 +31,9 @@ struct Before {
 Before record(const LegacyFixture& f);
 
 // Puts /e2e-writer/<n> every few milliseconds until stop(); counts errors.
+// The fixture's etcd: its endpoints, and its client certificate under TLS.
+etcd::Config etcd_config(const LegacyFixture& f);
+
 class Writer {
  public:
   explicit Writer(const LegacyFixture& f);

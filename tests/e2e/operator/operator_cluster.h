@@ -37,6 +37,8 @@ class OperatorCluster {
   std::string deployment() const { return ns() + "/etcd-operator"; }
   Operator& op() { return *op_; }
   const Operator& op() const { return *op_; }
+  // The cluster's CA and certificates (ca, server, peer, operator-client .crt/.key) under TLS.
+  const std::string& pki_dir() const { return dir_; }
   PodRunner& runner() { return *runner_; }
   const PodRunner& runner() const { return *runner_; }
 
