@@ -16,7 +16,7 @@ base::Error on_user(base::Error e, const std::string& name) {
 base::Result<bool> Client::auth_status() {
   pb::AuthStatusRequest req;
   auto r = impl_->any_unary<pb::AuthStatusResponse>(
-      "AuthStatus", true, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthStatusResponse* resp) {
+      "AuthStatus", Resend::kRead, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthStatusResponse* resp) {
         return c.auth->AuthStatus(ctx, req, resp);
       });
   if (!r) {
@@ -30,7 +30,7 @@ base::Result<bool> Client::auth_status() {
 base::Status Client::auth_enable() {
   pb::AuthEnableRequest req;
   auto r = impl_->any_unary<pb::AuthEnableResponse>(
-      "AuthEnable", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthEnableResponse* resp) {
+      "AuthEnable", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthEnableResponse* resp) {
         return c.auth->AuthEnable(ctx, req, resp);
       });
   if (!r) return std::move(r).error();
@@ -40,7 +40,7 @@ base::Status Client::auth_enable() {
 base::Status Client::auth_disable() {
   pb::AuthDisableRequest req;
   auto r = impl_->any_unary<pb::AuthDisableResponse>(
-      "AuthDisable", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthDisableResponse* resp) {
+      "AuthDisable", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthDisableResponse* resp) {
         return c.auth->AuthDisable(ctx, req, resp);
       });
   if (!r) return std::move(r).error();
@@ -80,7 +80,7 @@ base::Status Client::user_add(const std::string& name, const std::optional<std::
     req.mutable_options()->set_no_password(true);
   }
   auto r = impl_->any_unary<pb::AuthUserAddResponse>(
-      "UserAdd", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserAddResponse* resp) {
+      "UserAdd", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserAddResponse* resp) {
         return c.auth->UserAdd(ctx, req, resp);
       });
   if (!r) return on_user(std::move(r).error(), name);
@@ -91,7 +91,7 @@ base::Result<std::vector<std::string>> Client::user_get(const std::string& name)
   pb::AuthUserGetRequest req;
   req.set_name(name);
   auto r = impl_->any_unary<pb::AuthUserGetResponse>(
-      "UserGet", true, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserGetResponse* resp) {
+      "UserGet", Resend::kRead, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserGetResponse* resp) {
         return c.auth->UserGet(ctx, req, resp);
       });
   if (!r) return on_user(std::move(r).error(), name);
@@ -102,7 +102,7 @@ base::Status Client::user_delete(const std::string& name) {
   pb::AuthUserDeleteRequest req;
   req.set_name(name);
   auto r = impl_->any_unary<pb::AuthUserDeleteResponse>(
-      "UserDelete", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserDeleteResponse* resp) {
+      "UserDelete", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserDeleteResponse* resp) {
         return c.auth->UserDelete(ctx, req, resp);
       });
   if (!r) return on_user(std::move(r).error(), name);
@@ -114,7 +114,7 @@ base::Status Client::user_change_password(const std::string& name, const std::st
   req.set_name(name);
   req.set_password(password);
   auto r = impl_->any_unary<pb::AuthUserChangePasswordResponse>(
-      "UserChangePassword", false,
+      "UserChangePassword", Resend::kRefusedRepeat,
       [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserChangePasswordResponse* resp) {
         return c.auth->UserChangePassword(ctx, req, resp);
       });
@@ -127,7 +127,8 @@ base::Status Client::user_grant_role(const std::string& user, const std::string&
   req.set_user(user);
   req.set_role(role);
   auto r = impl_->any_unary<pb::AuthUserGrantRoleResponse>(
-      "UserGrantRole", false, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserGrantRoleResponse* resp) {
+      "UserGrantRole", Resend::kRefusedRepeat,
+      [&](Conn& c, grpc::ClientContext* ctx, pb::AuthUserGrantRoleResponse* resp) {
         return c.auth->UserGrantRole(ctx, req, resp);
       });
   if (!r) return on_user(std::move(r).error(), user);
@@ -138,7 +139,7 @@ base::Result<std::vector<Permission>> Client::role_get(const std::string& role) 
   pb::AuthRoleGetRequest req;
   req.set_role(role);
   auto r = impl_->any_unary<pb::AuthRoleGetResponse>(
-      "RoleGet", true, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthRoleGetResponse* resp) {
+      "RoleGet", Resend::kRead, [&](Conn& c, grpc::ClientContext* ctx, pb::AuthRoleGetResponse* resp) {
         return c.auth->RoleGet(ctx, req, resp);
       });
   if (!r) {

@@ -14,7 +14,8 @@ base::Result<MemberList> Client::member_list(bool linearizable) {
   if (auto t = impl_->ensure_token(); !t) return std::move(t).error();
   pb::MemberListRequest req;
   req.set_linearizable(linearizable);
-  auto r = impl_->any<pb::MemberListResponse>("MemberList", true, [&](Conn& c, const std::string& ep, Deadline d) {
+  constexpr Resend kRead = Resend::kRead;
+  auto r = impl_->any<pb::MemberListResponse>("MemberList", kRead, [&](Conn& c, const std::string& ep, Deadline d) {
     auto ask = [&] {
       return impl_->once<pb::MemberListResponse>(c, ep, "MemberList", d,
                                                  [&](Conn& cc, grpc::ClientContext* ctx, pb::MemberListResponse* resp) {
@@ -61,7 +62,7 @@ base::Result<MemberAddResult> Client::member_add(const std::vector<std::string>&
   for (const auto& u : peer_urls) req.add_peerurls(u);
   req.set_islearner(as_learner);
   auto r = impl_->any_unary<pb::MemberAddResponse>(
-      "MemberAdd", false, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberAddResponse* resp) {
+      "MemberAdd", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberAddResponse* resp) {
         return c.cluster->MemberAdd(ctx, req, resp);
       });
   if (!r) {
@@ -78,7 +79,7 @@ base::Result<std::vector<Member>> Client::member_remove(std::uint64_t id) {
   pb::MemberRemoveRequest req;
   req.set_id(id);
   auto r = impl_->any_unary<pb::MemberRemoveResponse>(
-      "MemberRemove", false, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberRemoveResponse* resp) {
+      "MemberRemove", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberRemoveResponse* resp) {
         return c.cluster->MemberRemove(ctx, req, resp);
       });
   if (!r) return on_member(std::move(r).error(), id);
@@ -90,7 +91,7 @@ base::Result<std::vector<Member>> Client::member_update(std::uint64_t id, const 
   req.set_id(id);
   for (const auto& u : peer_urls) req.add_peerurls(u);
   auto r = impl_->any_unary<pb::MemberUpdateResponse>(
-      "MemberUpdate", false, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberUpdateResponse* resp) {
+      "MemberUpdate", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberUpdateResponse* resp) {
         return c.cluster->MemberUpdate(ctx, req, resp);
       });
   if (!r) return on_member(std::move(r).error(), id);
@@ -101,7 +102,7 @@ base::Result<std::vector<Member>> Client::member_promote(std::uint64_t id) {
   pb::MemberPromoteRequest req;
   req.set_id(id);
   auto r = impl_->any_unary<pb::MemberPromoteResponse>(
-      "MemberPromote", false, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberPromoteResponse* resp) {
+      "MemberPromote", Resend::kRefusedRepeat, [&](Conn& c, grpc::ClientContext* ctx, pb::MemberPromoteResponse* resp) {
         return c.cluster->MemberPromote(ctx, req, resp);
       });
   if (!r) return on_member(std::move(r).error(), id);

@@ -21,6 +21,7 @@
 #include "etcd/client.h"
 #include "etcd/endpoint.h"
 #include "etcd/errors.h"
+#include "etcd/resend.h"
 #include "etcd/tls.h"
 #include "rpc.grpc.pb.h"
 
@@ -64,16 +65,6 @@ struct Conn {
   std::unique_ptr<pb::Maintenance::Stub> maintenance;
   std::unique_ptr<pb::Auth::Stub> auth;
 };
-
-inline bool retry_elsewhere(const base::Error& e, bool idempotent) {
-  // Leader changed and too many requests come with code Unavailable and
-  // were always retried as such; their own reasons only change the hint.
-  if (e.reason == reason::kUnavailable || e.reason == reason::kLearnerNotSupported ||
-      e.reason == reason::kLeaderChanged || e.reason == reason::kTooManyRequests)
-    return true;
-  // A timed-out write may still apply; only reads move on.
-  return idempotent && e.reason == reason::kDeadlineExceeded;
-}
 
 // The object of an error about a member the call names by ID.
 inline base::Error on_member(base::Error e, std::uint64_t id) {
@@ -187,9 +178,9 @@ struct Client::Impl {
   }
 
   // Runs fn on the endpoints of the config, starting with the last that
-  // worked, until one answers or fails in a way another member would not fix.
+  // worked, until one answers or fails in a way the policy does not resend.
   template <class T, class F>
-  base::Result<T> any(const char* call, bool idempotent, F&& fn) {
+  base::Result<T> any(const char* call, Resend policy, F&& fn) {
     const auto& eps = cfg.endpoints;
     std::size_t start;
     {
@@ -201,13 +192,22 @@ struct Client::Impl {
       std::size_t i = (start + k) % eps.size();
       auto c = conn(eps[i]);
       if (!c) return std::move(c).error();
+      // A write that fails on a connected channel may have reached etcd; one
+      // on a channel that never connected did not, and may go on.
+      if (policy == Resend::kUnproposed && !connected(**c)) {
+        failures.push_back(not_sent(call, eps[i]));
+        continue;
+      }
       base::Result<T> r = fn(**c, eps[i], attempt_deadline());
       if (r) {
         std::lock_guard lock(mu);
         preferred = i;
         return r;
       }
-      if (!retry_elsewhere(r.error(), idempotent)) return r;
+      if (!resend(r.error(), policy)) {
+        if (policy == Resend::kUnproposed) return maybe_applied(std::move(r).error());
+        return r;
+      }
       failures.push_back(std::move(r).error());
     }
     bool all_unreachable = true;
@@ -221,11 +221,32 @@ struct Client::Impl {
     return e;
   }
 
+  // Whether the channel connects within the dial timeout. A channel in
+  // backoff after a failure counts as not connected at once, as a call on it
+  // would fail at once.
+  bool connected(Conn& c) const {
+    const Deadline d = Clock::now() + cfg.dial_timeout;
+    for (auto st = c.channel->GetState(true); st != GRPC_CHANNEL_READY; st = c.channel->GetState(true)) {
+      if (st == GRPC_CHANNEL_TRANSIENT_FAILURE || st == GRPC_CHANNEL_SHUTDOWN) return false;
+      if (!c.channel->WaitForStateChange(st, d)) return false;
+    }
+    return true;
+  }
+
+  static base::Error not_sent(const char* call, const std::string& endpoint) {
+    auto e = base::make_error(base::ErrorKind::CannotConnect,
+                              std::string("cannot reach etcd: ") + call + " not sent, no connection",
+                              endpoint_object(endpoint),
+                              "check that the member runs and the endpoint, CA and server name are right");
+    e.reason = reason::kNotSent;
+    return e;
+  }
+
   // Unary cluster call: any endpoint, with the token.
   template <class Resp, class F>
-  base::Result<Resp> any_unary(const char* call, bool idempotent, F&& f) {
+  base::Result<Resp> any_unary(const char* call, Resend policy, F&& f) {
     if (auto t = ensure_token(); !t) return std::move(t).error();
-    return any<Resp>(call, idempotent, [&](Conn& c, const std::string& ep, Deadline d) {
+    return any<Resp>(call, policy, [&](Conn& c, const std::string& ep, Deadline d) {
       return once<Resp>(c, ep, call, d, f);
     });
   }
@@ -243,7 +264,8 @@ struct Client::Impl {
     pb::AuthenticateRequest req;
     req.set_name(u);
     req.set_password(p);
-    auto r = any<pb::AuthenticateResponse>("Authenticate", true, [&](Conn& c, const std::string& ep, Deadline d) {
+    auto r = any<pb::AuthenticateResponse>("Authenticate", Resend::kRead,
+                                           [&](Conn& c, const std::string& ep, Deadline d) {
       return once<pb::AuthenticateResponse>(
           c, ep, "Authenticate", d,
           [&](Conn& cc, grpc::ClientContext* ctx, pb::AuthenticateResponse* resp) {

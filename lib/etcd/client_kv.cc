@@ -34,7 +34,7 @@ RangeResult to_range_result(const pb::RangeResponse& r) {
 
 base::Result<RangeResult> Client::range(const std::string& key, const RangeOptions& o) {
   const pb::RangeRequest req = range_request(key, o);
-  auto r = impl_->any_unary<pb::RangeResponse>("Range", true,
+  auto r = impl_->any_unary<pb::RangeResponse>("Range", Resend::kRead,
                                                [&](Conn& c, grpc::ClientContext* ctx, pb::RangeResponse* resp) {
                                                  return c.kv->Range(ctx, req, resp);
                                                });
@@ -57,7 +57,7 @@ base::Result<Header> Client::put(const std::string& key, const std::string& valu
   pb::PutRequest req;
   req.set_key(key);
   req.set_value(value);
-  auto r = impl_->any_unary<pb::PutResponse>("Put", false,
+  auto r = impl_->any_unary<pb::PutResponse>("Put", Resend::kUnproposed,
                                              [&](Conn& c, grpc::ClientContext* ctx, pb::PutResponse* resp) {
                                                return c.kv->Put(ctx, req, resp);
                                              });
@@ -70,7 +70,7 @@ base::Result<std::int64_t> Client::delete_range(const std::string& key, const st
   req.set_key(key);
   req.set_range_end(range_end);
   auto r = impl_->any_unary<pb::DeleteRangeResponse>(
-      "DeleteRange", false, [&](Conn& c, grpc::ClientContext* ctx, pb::DeleteRangeResponse* resp) {
+      "DeleteRange", Resend::kUnproposed, [&](Conn& c, grpc::ClientContext* ctx, pb::DeleteRangeResponse* resp) {
         return c.kv->DeleteRange(ctx, req, resp);
       });
   if (!r) return std::move(r).error();
@@ -82,7 +82,7 @@ base::Result<Header> Client::compact(std::int64_t revision, bool physical) {
   req.set_revision(revision);
   req.set_physical(physical);
   auto r = impl_->any_unary<pb::CompactionResponse>(
-      "Compact", true, [&](Conn& c, grpc::ClientContext* ctx, pb::CompactionResponse* resp) {
+      "Compact", Resend::kRead, [&](Conn& c, grpc::ClientContext* ctx, pb::CompactionResponse* resp) {
         return c.kv->Compact(ctx, req, resp);
       });
   if (!r) return std::move(r).error();

@@ -13,7 +13,7 @@ namespace etcd {
 base::Result<std::vector<Alarm>> Client::alarm_list() {
   pb::AlarmRequest req;
   req.set_action(pb::AlarmRequest::GET);
-  auto r = impl_->any_unary<pb::AlarmResponse>("AlarmList", true,
+  auto r = impl_->any_unary<pb::AlarmResponse>("AlarmList", Resend::kRead,
                                                [&](Conn& c, grpc::ClientContext* ctx, pb::AlarmResponse* resp) {
                                                  return c.maintenance->Alarm(ctx, req, resp);
                                                });
@@ -39,7 +39,7 @@ base::Result<std::vector<Alarm>> Client::alarm_disarm(const Alarm& alarm) {
   req.set_alarm(static_cast<pb::AlarmType>(alarm.type));
   // Deactivating an alarm that is already gone is a no-op in etcd: safe to
   // send to another member after a timeout.
-  auto r = impl_->any_unary<pb::AlarmResponse>("AlarmDisarm", true,
+  auto r = impl_->any_unary<pb::AlarmResponse>("AlarmDisarm", Resend::kRead,
                                                [&](Conn& c, grpc::ClientContext* ctx, pb::AlarmResponse* resp) {
                                                  return c.maintenance->Alarm(ctx, req, resp);
                                                });

@@ -72,6 +72,14 @@ const Known kKnown[] = {
      "add user root with role root before enabling authentication"},
     {"root user does not have root role", reason::kRootUserMissing, base::ErrorKind::Refused,
      "grant role root to user root before enabling authentication"},
+    // raft's queue refused it (a leadership transfer is under way): never
+    // proposed, so never applied.
+    {"raft proposal dropped", reason::kProposalDropped, base::ErrorKind::Failed,
+     "the leadership was moving; the write was not applied: run it again"},
+    // The member stopped (removed, or shutting down) while the call waited:
+    // a write it had passed on may still commit on the others.
+    {"raft: stopped", reason::kRaftStopped, base::ErrorKind::Failed,
+     "the member stopped (removed, or shutting down); use another member"},
     {"etcdserver: request timed out", reason::kRequestTimeout, base::ErrorKind::Timeout,
      "the cluster did not commit the request in time; it may still apply"},
     {"corrupt cluster", reason::kCorrupt, base::ErrorKind::Failed, ""},

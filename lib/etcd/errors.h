@@ -44,12 +44,16 @@ inline constexpr const char* kUserNotFound = "UserNotFound";
 inline constexpr const char* kRoleNotFound = "RoleNotFound";
 inline constexpr const char* kRootUserMissing = "RootUserMissing";
 inline constexpr const char* kRequestTimeout = "RequestTimeout";
+inline constexpr const char* kProposalDropped = "ProposalDropped";
+inline constexpr const char* kRaftStopped = "RaftStopped";
 inline constexpr const char* kCorrupt = "Corrupt";
 inline constexpr const char* kDeadlineExceeded = "DeadlineExceeded";
 inline constexpr const char* kUnavailable = "Unavailable";
 inline constexpr const char* kSnapshotCorrupt = "SnapshotCorrupt";
 // Not etcd's: the client refuses to send a password over plaintext.
 inline constexpr const char* kPlaintextCredentials = "PlaintextCredentials";
+// Not etcd's: the member was not connected, so a call was never sent to it.
+inline constexpr const char* kNotSent = "NotSent";
 }  // namespace reason
 
 // grpc_code is a grpc::StatusCode value; call names the RPC ("MemberPromote");
