@@ -233,23 +233,6 @@ void measure(const std::string& what, const std::function<etcd::Config()>& confi
             << std::endl;
 }
 
-// The members a client reaches now: each Pod's DNS name, with the
-// operator-client certificate of e2e::OperatorCluster's PKI.
-etcd::Config operator_config(const e2e::OperatorCluster& c) {
-  etcd::Config config;
-  const json pods = e2e::get_json({"-n", c.ns(), "pods", "-l", "etcd-operator.cozystack.io/cluster=" + c.name()});
-  for (const auto& p : pods["items"]) {
-    if (p["metadata"].contains("deletionTimestamp")) continue;
-    config.endpoints.push_back("https://" + p["metadata"]["name"].get<std::string>() + "." + c.name() + "." + c.ns() +
-                               ".svc:2379");
-  }
-  const std::string& pki = c.pki_dir();
-  config.tls.ca_file = pki + "/ca.crt";
-  config.tls.cert_file = pki + "/operator-client.crt";
-  config.tls.key_file = pki + "/operator-client.key";
-  return config;
-}
-
 }  // namespace
 
 TEST_CASE("adoption of a 3-member TLS + auth legacy cluster, then the real operator's take-over") {
@@ -271,7 +254,7 @@ TEST_CASE("adoption of a 3-member TLS + auth legacy cluster, then the real opera
 
 TEST_CASE("membership operations on a 3-member TLS cluster of the real operator, each on the leader") {
   e2e::OperatorCluster c("bench-avail-members", {.tls = true});
-  auto config = [&] { return operator_config(c); };
+  auto config = [&] { return c.etcd_config(); };
   auto tool = [&](const std::vector<std::string>& cmd, const std::vector<std::string>& args) {
     auto r = c.tool(cmd, args);
     REQUIRE_MESSAGE(r.rc == 0, cmd[1] << ": " << r.out << r.err);

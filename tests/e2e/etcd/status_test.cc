@@ -104,6 +104,17 @@ TEST_CASE("cluster calls skip a stopped member") {
   auto list = must(cl->member_list(), "member list with member-0 down");
   CHECK(list.members.size() == 3);
   CHECK(seconds_since(t0) < 5);
+  // A key write is sent to another member only when the first never got it:
+  // here it could not be, member-0 refusing the connection. A client of its
+  // own: the first has since preferred a member that answered.
+  auto writer = client_for(c);
+  t0 = Clock::now();
+  auto put = writer->put("/e2e/skip", "v");
+  CHECK_MESSAGE(put.ok(), (put.ok() ? "" : put.error().one_line()));
+  CHECK(seconds_since(t0) < 5);
+  auto got = must(cl->range("/e2e/skip", {}), "read back");
+  REQUIRE(got.kvs.size() == 1);
+  CHECK(got.kvs[0].version == 1);
 }
 
 TEST_CASE("TLS: a member reached by IP is verified against the name it is certified for") {

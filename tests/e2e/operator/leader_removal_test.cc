@@ -8,14 +8,23 @@
 // step the operator's MemberRemove of the leader left the others without a
 // leader for an election timeout: a put failed with "etcdserver: request
 // timed out" and the members logged an election of their own.
+//
+// Beside it, lib/etcd's client puts keys through every member, the leader
+// first, as a tenant's apiserver does: a put sent to the member being
+// removed may fail, but none may apply twice (the client sends a key write
+// to another member only when etcd refused it before proposing it) and none
+// that was answered may be missing.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include "etcd/client.h"
 #include "operator_cluster.h"
 
 using json = nlohmann::json;
@@ -70,6 +79,70 @@ class Writer {
   std::string log_;
 };
 
+// Puts lib-writer/<n> once each through lib/etcd's client, every 10 ms.
+class LibWriter {
+ public:
+  explicit LibWriter(etcd::Config config) {
+    auto c = etcd::Client::create(std::move(config));
+    REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().one_line()));
+    client_ = std::move(*c);
+    thread_ = std::thread([this] {
+      for (long long n = 0; !stop_; ++n) {
+        auto r = client_->put(kPrefix + std::to_string(n), "v");
+        std::lock_guard<std::mutex> l(mu_);
+        if (r) {
+          acked_.insert(n);
+        } else {
+          ++failed_;
+          if (errors_.size() < 600) errors_ += kPrefix + std::to_string(n) + ": " + r.error().one_line() + "\n";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+  ~LibWriter() { stop(); }
+  LibWriter(const LibWriter&) = delete;
+  LibWriter& operator=(const LibWriter&) = delete;
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  // After stop(): the keys etcd holds, answered puts missing, keys applied twice.
+  struct Outcome {
+    std::size_t acked = 0, held = 0, missing = 0, twice = 0;
+    int failed = 0;
+    std::string errors;
+  };
+  Outcome outcome() const {
+    Outcome o;
+    o.acked = acked_.size();
+    o.failed = failed_;
+    o.errors = errors_;
+    etcd::RangeOptions opts;
+    opts.range_end = "lib-writer0";  // the prefix "lib-writer/" with its last byte + 1
+    auto r = client_->range(kPrefix, opts);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().one_line()));
+    std::set<long long> held;
+    for (const auto& kv : r->kvs) {
+      held.insert(std::stoll(kv.key.substr(kPrefix.size())));
+      if (kv.version > 1) ++o.twice;
+    }
+    o.held = held.size();
+    for (long long n : acked_) o.missing += held.count(n) == 0 ? 1 : 0;
+    return o;
+  }
+
+ private:
+  inline static const std::string kPrefix = "lib-writer/";
+  std::unique_ptr<etcd::Client> client_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  std::set<long long> acked_;
+  int failed_ = 0;
+  std::string errors_;
+};
+
 std::string read_from(const std::string& path, std::size_t offset) {
   std::ifstream f(path);
   std::stringstream s;
@@ -105,14 +178,27 @@ TEST_CASE("operator-mediated remove of the leader hands leadership over first: n
   CHECK(dry.out.find("2. delete-member:") != std::string::npos);
 
   Writer writer(c, through);
+  LibWriter lib_writer(c.etcd_config(leader));
   e2e::wait_until([&] { return writer.puts() >= 10; }, std::chrono::seconds(60), "the writer's first puts");
   auto r = c.tool({"member", "remove", leader}, {"--wait", "--yes", "--timeout", "4m", "-o", "json"});
   // Puts go on a little after the command: a put forwarded to a member that
   // lost leadership fails only after etcd's request timeout (7 s).
   std::this_thread::sleep_for(std::chrono::seconds(8));
   writer.stop();
+  lib_writer.stop();
   INFO("stdout " << r.out << "\nstderr " << r.err);
   REQUIRE(r.rc == 0);
+  {
+    const auto o = lib_writer.outcome();
+    MESSAGE("lib/etcd writer: " << o.acked << " answered, " << o.failed << " failed, " << o.held << " held, "
+                                << o.missing << " answered but missing, " << o.twice << " applied twice\n"
+                                << o.errors);
+    CHECK(o.acked >= 100);
+    CHECK(o.missing == 0);
+    CHECK(o.twice == 0);
+    // A failed put applied or not: never more keys than puts answered or failed.
+    CHECK(o.held <= o.acked + static_cast<std::size_t>(o.failed));
+  }
   MESSAGE("writer: " << writer.puts() << " puts, " << writer.failed() << " failed");
   INFO("writer: " << writer.puts() << " puts; failed: " << writer.log());
   CHECK(writer.puts() >= 20);

@@ -102,18 +102,25 @@ std::string OperatorCluster::etcd_log_path(const std::string& member) const {
   return runner_->dir() + "/pods/" + member + "/etcd.log";
 }
 
-CommandResult OperatorCluster::etcdctl_at(const std::string& member, const std::vector<std::string>& args) const {
-  const std::string scheme = tls_ ? "https://" : "http://";
-  auto endpoint = [&](const std::string& pod) { return scheme + pod + "." + name_ + "." + ns() + ".svc:2379"; };
-  // One member by its DNS name (no API read: a writer calls this in a loop), or every running Pod.
-  std::string endpoints = member.empty() ? std::string() : endpoint(member);
-  if (member.empty()) {
-    const json pods = get_json({"-n", ns(), "pods", "-l", "etcd-operator.cozystack.io/cluster=" + name_});
-    for (const auto& p : pods["items"]) {
-      if (p["metadata"].contains("deletionTimestamp") || !p["status"].contains("podIP")) continue;
-      endpoints += (endpoints.empty() ? "" : ",") + endpoint(p["metadata"]["name"]);
-    }
+std::string OperatorCluster::endpoint(const std::string& pod) const {
+  return (tls_ ? "https://" : "http://") + pod + "." + name_ + "." + ns() + ".svc:2379";
+}
+
+std::vector<std::string> OperatorCluster::running_endpoints() const {
+  std::vector<std::string> out;
+  const json pods = get_json({"-n", ns(), "pods", "-l", "etcd-operator.cozystack.io/cluster=" + name_});
+  for (const auto& p : pods["items"]) {
+    if (p["metadata"].contains("deletionTimestamp") || !p["status"].contains("podIP")) continue;
+    out.push_back(endpoint(p["metadata"]["name"]));
   }
+  return out;
+}
+
+CommandResult OperatorCluster::etcdctl_at(const std::string& member, const std::vector<std::string>& args) const {
+  // One member by its DNS name (no API read: a writer calls this in a loop), or every running Pod.
+  std::string endpoints;
+  for (const auto& e : member.empty() ? running_endpoints() : std::vector<std::string>{endpoint(member)})
+    endpoints += (endpoints.empty() ? "" : ",") + e;
   std::vector<std::string> argv{var("TESTENV_ETCD_36") + "/etcdctl", "--endpoints", endpoints,
                                 "--dial-timeout", "3s", "--command-timeout", "10s"};
   if (tls_) {
@@ -122,6 +129,19 @@ CommandResult OperatorCluster::etcdctl_at(const std::string& member, const std::
   }
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv);
+}
+
+etcd::Config OperatorCluster::etcd_config(const std::string& first) const {
+  etcd::Config config;
+  if (!first.empty()) config.endpoints.push_back(endpoint(first));
+  for (auto& e : running_endpoints())
+    if (first.empty() || e != config.endpoints.front()) config.endpoints.push_back(std::move(e));
+  if (tls_) {
+    config.tls.ca_file = dir_ + "/ca.crt";
+    config.tls.cert_file = dir_ + "/operator-client.crt";
+    config.tls.key_file = dir_ + "/operator-client.key";
+  }
+  return config;
 }
 
 json OperatorCluster::etcd_members() const {

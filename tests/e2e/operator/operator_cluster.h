@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "etcd/config.h"
 #include "operator_e2e.h"
 #include "testenv.h"
 
@@ -37,8 +38,6 @@ class OperatorCluster {
   std::string deployment() const { return ns() + "/etcd-operator"; }
   Operator& op() { return *op_; }
   const Operator& op() const { return *op_; }
-  // The cluster's CA and certificates (ca, server, peer, operator-client .crt/.key) under TLS.
-  const std::string& pki_dir() const { return dir_; }
   PodRunner& runner() { return *runner_; }
   const PodRunner& runner() const { return *runner_; }
 
@@ -49,6 +48,9 @@ class OperatorCluster {
   CommandResult etcdctl(const std::vector<std::string>& args) const;
   // The same against one member only (a writer that goes through a member that stays).
   CommandResult etcdctl_at(const std::string& member, const std::vector<std::string>& args) const;
+  // lib/etcd's view of the same: the running members' DNS names, `first`
+  // (a member name) first if given, the operator-client certificate under TLS.
+  etcd::Config etcd_config(const std::string& first = {}) const;
   // The log of the etcd the pod runner runs for Pod `member` (raft's own lines).
   std::string etcd_log_path(const std::string& member) const;
   // etcd's membership ("members" of `member list -w json`); fails the test when unreadable.
@@ -82,6 +84,9 @@ class OperatorCluster {
   std::string name_ = "etcd";
   std::string dir_;
   bool tls_ = false;
+  // The endpoint of Pod `pod`, and those of the running Pods.
+  std::string endpoint(const std::string& pod) const;
+  std::vector<std::string> running_endpoints() const;
   std::unique_ptr<PodRunner> runner_;
   std::unique_ptr<Operator> op_;
 };
