@@ -29,6 +29,49 @@ bench_cleanup() {
 trap bench_cleanup EXIT
 on_exit() { bench_cleanups+=("$1"); }
 
+# The programs of a packaging route's build, built or brought up to date
+# under BENCH_ROUTES_DIR (default build-routes/): route_build ROUTE sets
+# ROUTE_DIR. Routes:
+#   - release: packaging/release-build.sh (release, -Dstatic_grpc=true), what
+#     the krew archive, the container image and with it the in-cluster Job
+#     ship; BENCH_BUILD itself when that script made it (not compiled twice);
+#   - debian: configured as `dh --buildsystem=meson` configures it with
+#     packaging/debian/rules (its DEB_BUILD_MAINT_OPTIONS for dpkg-buildflags,
+#     --buildtype=plain, its -D options): Debian's shared gRPC by policy;
+#   - default: `meson setup` with no option (debugoptimized, shared gRPC),
+#     what the README's source build gives.
+route_build() {
+    local routes=${BENCH_ROUTES_DIR:-$bench_root/build-routes} targets
+    targets=(tools/kubectl-etcd/kubectl-etcd tools/etcd-migrate/etcd-migrate)
+    mkdir -p "$routes"
+    ROUTE_DIR="$routes/$1"
+    case $1 in
+    release)
+        if meson introspect --buildoptions "$BENCH_BUILD" 2>/dev/null |
+            jq -e 'map({(.name): .value}) | add | .static_grpc == true and .buildtype == "release"' >/dev/null; then
+            ROUTE_DIR=$BENCH_BUILD
+        fi
+        "$bench_root/packaging/release-build.sh" "$ROUTE_DIR" >"$routes/release.log" 2>&1 ||
+            { tail -20 "$routes/release.log" >&2; return 1; } ;;
+    debian)
+        local rules="$bench_root/packaging/debian/rules" maint dh_args
+        maint=$(sed -n 's/^export DEB_BUILD_MAINT_OPTIONS *= *//p' "$rules")
+        read -r -a dh_args <<<"$(sed -n 's/.*dh_auto_configure -- *//p' "$rules")"
+        (
+            eval "$(DEB_BUILD_MAINT_OPTIONS="$maint" dpkg-buildflags --export=sh)"
+            [ -f "$ROUTE_DIR/build.ninja" ] ||
+                meson setup "$ROUTE_DIR" "$bench_root" --wrap-mode=nodownload --buildtype=plain --prefix=/usr "${dh_args[@]}"
+            ninja -C "$ROUTE_DIR" "${targets[@]}"
+        ) >"$routes/debian.log" 2>&1 || { tail -20 "$routes/debian.log" >&2; return 1; } ;;
+    default)
+        (
+            [ -f "$ROUTE_DIR/build.ninja" ] || meson setup "$ROUTE_DIR" "$bench_root"
+            ninja -C "$ROUTE_DIR" "${targets[@]}"
+        ) >"$routes/default.log" 2>&1 || { tail -20 "$routes/default.log" >&2; return 1; } ;;
+    *) echo "route_build: no route $1" >&2; return 2 ;;
+    esac
+}
+
 # etcd 3.6's etcdctl from the testenv cache (built by tests/testenv/build).
 etcd36_bin() { "$bench_root/tests/testenv/build" etcd36 | awk '{print $2}'; }
 
