@@ -52,6 +52,9 @@ size=$(stat -c %s "$out/snap.db")
 echo "etcd 3.6 db: $((size / 1048576)) MiB snapshot ($size bytes); S3 server $TESTENV_S3_HTTPS_ENDPOINT (and $TESTENV_S3_ENDPOINT)"
 
 rss() { awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$1"; }
+# CPU seconds (user + system) of a side's own processes, children included:
+# the servers' share (etcd, versitygw) is not in it.
+cpu() { awk -F': ' '/User time|System time/ {t += $2} END {printf "%.2f\n", t}' "$1"; }
 measure() { # NAME CMD...
     local name=$1; shift
     /usr/bin/time -v -o "$out/time.$name" "$@" >"$out/out.$name" 2>&1 || { cat "$out/out.$name"; exit 1; }
@@ -92,7 +95,7 @@ declare -A label=(
     [md5]="stream -> S3 https, Content-MD5"
     [http]="stream -> S3 http, MD5 + SHA-256"
     [user]="etcdctl save + sha256sum + curl")
-for side in "${sides[@]}"; do : >"$out/$side.t"; : >"$out/$side.busy"; done
+for side in "${sides[@]}"; do : >"$out/$side.t"; : >"$out/$side.busy"; : >"$out/$side.cpu"; done
 peak=0
 ours() { # ENDPOINT CA CRC32C: the command of the suite's stream, as `etcd-migrate adopt` runs it
     cmd=(env BENCH_S3_ENDPOINT="$1" BENCH_S3_CA="$2" BENCH_CRC32C="$3"
@@ -113,6 +116,7 @@ for ((r = 0; r < rounds; r++)); do
         measure "${label[$side]}" "${cmd[@]}"
         echo "$(date +%s.%N) - $t0" | bc -l >>"$out/$side.t"
         cpu_busy | cut -d' ' -f1 >>"$out/$side.busy"
+        cpu "$out/time.${label[$side]}" >>"$out/$side.cpu"
         if [ "$side" = crc ]; then
             peak=$(awk -v a="$peak" -v b="$(rss "$out/time.${label[crc]}")" 'BEGIN {print (b > a ? b : a)}')
         fi
@@ -121,8 +125,8 @@ done
 declare -A med
 for side in "${sides[@]}"; do
     med[$side]=$(median "$out/$side.t")
-    printf '  median of %d rounds: %-34s %.2f s, cores busy %s of %d\n' "$rounds" "${label[$side]}" \
-        "${med[$side]}" "$(median "$out/$side.busy")" "$(nproc)"
+    printf '  median of %d rounds: %-34s %.2f s, its CPU %.2f s, cores busy %s of %d\n' "$rounds" "${label[$side]}" \
+        "${med[$side]}" "$(median "$out/$side.cpu")" "$(median "$out/$side.busy")" "$(nproc)"
 done
 r=$(ratio "${med[user]}" "${med[crc]}")
 printf '  ratios to the CRC32C stream: Content-MD5 over https %s, MD5 + SHA-256 over http %s, user pipeline %s\n' \
