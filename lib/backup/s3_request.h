@@ -1,7 +1,8 @@
 // The pure parts of talking to S3, apart from curl so that they can be tested
 // without a server: URLs in both addressing styles, the canonical query
 // strings and headers libcurl 7.88's SigV4 signing needs from its caller,
-// the XML S3 answers with, ETag arithmetic, part sizes and error texts.
+// the XML S3 answers with, ETag and checksum arithmetic, part sizes and
+// error texts.
 #pragma once
 
 #include <cstdint>
