@@ -4,8 +4,10 @@
 //     stream delivers them);
 //   s3_upload etcd ENDPOINT KEY: stream_backup of that etcd member straight to S3;
 //   s3_upload etcd-dir ENDPOINT DIR: the same to a local directory (no S3).
-// S3 coordinates from the environment: TESTENV_S3_ENDPOINT, TESTENV_S3_ACCESS_KEY,
-// TESTENV_S3_SECRET_KEY, BENCH_BUCKET.
+// S3 coordinates from the environment: TESTENV_S3_ENDPOINT (or BENCH_S3_ENDPOINT,
+// with BENCH_S3_CA to verify it over https), TESTENV_S3_ACCESS_KEY,
+// TESTENV_S3_SECRET_KEY, BENCH_BUCKET. BENCH_CRC32C=0 turns the CRC32C part
+// checksums off (S3SinkOptions::checksum_crc32c): Content-MD5 as before.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +39,9 @@ int main(int argc, char** argv) {
   }
   std::string mode = argv[1], what = argv[2], key = argv[3];
   backup::S3Location loc;
-  loc.endpoint = env("TESTENV_S3_ENDPOINT");
+  loc.endpoint = env("BENCH_S3_ENDPOINT").empty() ? env("TESTENV_S3_ENDPOINT") : env("BENCH_S3_ENDPOINT");
+  loc.ca_file = env("BENCH_S3_CA");
+  const bool crc32c = env("BENCH_CRC32C") != "0";
   loc.bucket = env("BENCH_BUCKET");
   loc.force_path_style = true;
   backup::S3Credentials creds{env("TESTENV_S3_ACCESS_KEY"), env("TESTENV_S3_SECRET_KEY"), ""};
@@ -48,6 +52,7 @@ int main(int argc, char** argv) {
     backup::S3SinkOptions o;
     if (!env("BENCH_PART_MIB").empty()) o.part_size = std::stoul(env("BENCH_PART_MIB")) << 20;
     if (!env("BENCH_PARTS_IN_FLIGHT").empty()) o.parts_in_flight = std::stoul(env("BENCH_PARTS_IN_FLIGHT"));
+    o.checksum_crc32c = crc32c;
     auto sink = backup::S3Sink::create(loc, creds, key, o);
     if (!sink) return fail(sink.error());
     std::ifstream in(what, std::ios::binary);
@@ -80,6 +85,7 @@ int main(int argc, char** argv) {
       req.s3 = backup::S3Destination{loc, creds, slash == std::string::npos ? "" : key.substr(0, slash)};
       if (!env("BENCH_PART_MIB").empty()) req.s3->part_size = std::stoul(env("BENCH_PART_MIB")) << 20;
       if (!env("BENCH_PARTS_IN_FLIGHT").empty()) req.s3->parts_in_flight = std::stoul(env("BENCH_PARTS_IN_FLIGHT"));
+      req.s3->checksum_crc32c = crc32c;
     } else {
       req.dir = key;
     }

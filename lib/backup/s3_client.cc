@@ -27,6 +27,20 @@ std::string base64(const std::uint8_t* data, std::size_t n) {
 
 bool retryable(int status) { return status == 500 || status == 502 || status == 503 || status == 504; }
 
+std::vector<std::string> check_headers(const S3BodyCheck& check) {
+  std::vector<std::string> h;
+  if (check.md5) h.push_back("Content-MD5: " + base64(check.md5->data(), check.md5->size()));
+  if (check.crc32c) h.push_back("x-amz-checksum-crc32c: " + crc32c_base64(*check.crc32c));
+  return h;
+}
+
+S3Stored stored(S3Response& r) {
+  S3Stored s;
+  s.etag = unquote_etag(r.headers["etag"]);
+  s.crc32c = r.headers["x-amz-checksum-crc32c"];
+  return s;
+}
+
 }  // namespace
 
 S3Client::S3Client(S3Location location, S3Credentials credentials, S3ClientOptions options, S3Endpoint endpoint)
@@ -103,8 +117,8 @@ base::Result<S3Response> S3Client::perform_once(const Call& call) {
   rx.attach(c);
 
   // Over https the body needs no hash of its own (TLS protects it and S3
-  // checks Content-MD5), which saves a SHA-256 pass over every part; over
-  // plain http the signature covers the body.
+  // checks Content-MD5 or its CRC32C), which saves a SHA-256 pass over every
+  // part; over plain http the signature covers the body.
   std::string payload = signs_payload() ? call.payload_sha256 : std::string();
   if (payload.empty()) {
     if (call.body.empty()) {
@@ -161,10 +175,11 @@ base::Error S3Client::answer_error(std::string_view what, std::string_view key, 
   return s3_answer_error(what, uri(key), r.status, r.body);
 }
 
-base::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {
+base::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key, bool checksums) {
   Call call;
   call.method = "HEAD";
   call.key = std::string(key);
+  if (checksums) call.headers = {"x-amz-checksum-mode: ENABLED"};
   auto r = perform(call);
   if (!r) return std::move(r).error();
   if (r->status == 404) return std::optional<S3ObjectInfo>();
@@ -172,6 +187,7 @@ base::Result<std::optional<S3ObjectInfo>> S3Client::head(std::string_view key) {
   S3ObjectInfo info;
   info.size = std::strtoull(r->headers["content-length"].c_str(), nullptr, 10);
   info.etag = unquote_etag(r->headers["etag"]);
+  info.crc32c = r->headers["x-amz-checksum-crc32c"];
   for (const auto& [name, value] : r->headers) {
     if (name.rfind("x-amz-meta-", 0) == 0) info.metadata[name.substr(11)] = value;
   }
@@ -192,30 +208,32 @@ base::Status S3Client::check_access(std::string_view key) {
   return answer_error("cannot use the bucket", key, *r);
 }
 
-base::Result<std::string> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata,
-                                       const base::Md5Digest& md5sum) {
+base::Result<S3Stored> S3Client::put(std::string_view key, std::string_view body, const S3Metadata& metadata,
+                                    const S3BodyCheck& check) {
   Call call;
   call.method = "PUT";
   call.key = std::string(key);
   call.body = body;
   call.metadata = metadata;
-  call.headers = {"Content-MD5: " + base64(md5sum.data(), md5sum.size())};
+  call.payload_sha256 = check.sha256_hex;
+  call.headers = check_headers(check);
   auto r = perform(call);
   if (!r) return std::move(r).error();
   if (r->status / 100 != 2) return answer_error("cannot upload", key, *r);
-  return unquote_etag(r->headers["etag"]);
+  return stored(*r);
 }
 
 base::Result<std::unique_ptr<S3Client>> S3Client::another() const {
   return create(location_, credentials_, options_);
 }
 
-base::Result<std::string> S3Client::create_multipart(std::string_view key, const S3Metadata& metadata) {
+base::Result<S3Upload> S3Client::create_multipart(std::string_view key, const S3Metadata& metadata, bool crc32c) {
   Call call;
   call.method = "POST";
   call.key = std::string(key);
   call.query = {{"uploads", ""}};
   call.metadata = metadata;
+  if (crc32c) call.headers = {"x-amz-checksum-algorithm: CRC32C"};
   call.retry = false;  // a repeat would start a second upload
   auto r = perform(call);
   if (!r) return std::move(r).error();
@@ -224,30 +242,34 @@ base::Result<std::string> S3Client::create_multipart(std::string_view key, const
   if (id.empty()) {
     return base::make_error(ErrorKind::Failed, "the server started a multipart upload without an UploadId", uri(key));
   }
-  return id;
+  S3Upload upload;
+  upload.id = std::move(id);
+  // A server that does not know the header ignores it and answers without it.
+  upload.crc32c = crc32c && strcasecmp(r->headers["x-amz-checksum-algorithm"].c_str(), "CRC32C") == 0;
+  return upload;
 }
 
 bool S3Client::signs_payload() const { return endpoint_.scheme != "https"; }
 
-base::Result<std::string> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                                std::string_view body, const base::Md5Digest& md5sum,
-                                                std::string_view body_sha256_hex) {
+base::Result<S3Stored> S3Client::upload_part(std::string_view key, std::string_view upload_id, int part_number,
+                                             std::string_view body, const S3BodyCheck& check) {
   Call call;
-  call.payload_sha256 = std::string(body_sha256_hex);
+  call.payload_sha256 = check.sha256_hex;
   call.method = "PUT";
   call.key = std::string(key);
   call.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", std::string(upload_id)}};
   call.body = body;
-  call.headers = {"Content-MD5: " + base64(md5sum.data(), md5sum.size())};
+  call.headers = check_headers(check);
   auto r = perform(call);
   if (!r) return std::move(r).error();
   if (r->status / 100 != 2) return answer_error("cannot upload part " + std::to_string(part_number), key, *r);
-  return unquote_etag(r->headers["etag"]);
+  return stored(*r);
 }
 
-base::Result<std::string> S3Client::complete_multipart(std::string_view key, std::string_view upload_id,
-                                                      const std::vector<std::string>& part_etags) {
-  std::string body = complete_multipart_xml(part_etags);
+base::Result<S3Stored> S3Client::complete_multipart(std::string_view key, std::string_view upload_id,
+                                                   const std::vector<std::string>& part_etags,
+                                                   const std::vector<std::string>& part_crc32c) {
+  std::string body = complete_multipart_xml(part_etags, part_crc32c);
   Call call;
   call.method = "POST";
   call.key = std::string(key);
@@ -261,7 +283,10 @@ base::Result<std::string> S3Client::complete_multipart(std::string_view key, std
   if (r->status / 100 != 2 || !code.empty()) {
     return answer_error("cannot complete the multipart upload", key, *r);
   }
-  return unquote_etag(xml_value(r->body, "ETag"));
+  S3Stored done;
+  done.etag = unquote_etag(xml_value(r->body, "ETag"));
+  done.crc32c = xml_value(r->body, "ChecksumCRC32C");
+  return done;
 }
 
 base::Status S3Client::abort_multipart(std::string_view key, std::string_view upload_id) {

@@ -32,6 +32,31 @@ struct S3ObjectInfo {
   std::uint64_t size = 0;
   std::string etag;  // unquoted, lower case
   S3Metadata metadata;
+  std::string crc32c;  // x-amz-checksum-crc32c, when head() asked for checksums and the server keeps one
+};
+
+// What a body sent (a single PUT or a part) carries for the server to check
+// as it arrives (docs/rules.md#s3-part-checksums): Content-MD5, or
+// x-amz-checksum-crc32c, or both.
+struct S3BodyCheck {
+  std::optional<base::Md5Digest> md5;
+  std::optional<std::uint32_t> crc32c;
+  // The body's SHA-256 (hex) when the caller has it; else computed here when
+  // signs_payload().
+  std::string sha256_hex;
+};
+
+// What the server answered for a stored body.
+struct S3Stored {
+  std::string etag;    // unquoted, lower case
+  std::string crc32c;  // x-amz-checksum-crc32c as answered; empty: none
+};
+
+struct S3Upload {
+  std::string id;
+  // The server echoed the CRC32C algorithm asked for: it checks each part's
+  // CRC and keeps the composite checksum.
+  bool crc32c = false;
 };
 
 struct S3ClientOptions {
@@ -60,26 +85,31 @@ class S3Client {
 
   // nullopt when the object does not exist. Note that S3 answers a HEAD
   // without a body, so a missing bucket or a bad credential is only told
-  // apart by check_access().
-  base::Result<std::optional<S3ObjectInfo>> head(std::string_view key);
+  // apart by check_access(). checksums: ask for the stored checksum too
+  // (x-amz-checksum-mode).
+  base::Result<std::optional<S3ObjectInfo>> head(std::string_view key, bool checksums = false);
   // Fails fast, naming the cause, when the bucket is missing, the credentials
   // are wrong or the endpoint cannot be reached; fine when only the key is absent.
   base::Status check_access(std::string_view key);
-  // Single PUT; answers the ETag. body_md5 (the caller has it already) goes
-  // as Content-MD5, which S3 checks.
-  base::Result<std::string> put(std::string_view key, std::string_view body, const S3Metadata& metadata,
-                               const base::Md5Digest& body_md5);
-  base::Result<std::string> create_multipart(std::string_view key, const S3Metadata& metadata);
-  // body_sha256_hex: the body's SHA-256 when the caller has it (else it is
-  // computed here when signs_payload()).
-  base::Result<std::string> upload_part(std::string_view key, std::string_view upload_id, int part_number,
-                                       std::string_view body, const base::Md5Digest& body_md5,
-                                       std::string_view body_sha256_hex = {});
+  // Single PUT. The checks (the caller has them already) go as headers,
+  // which S3 checks.
+  base::Result<S3Stored> put(std::string_view key, std::string_view body, const S3Metadata& metadata,
+                            const S3BodyCheck& check);
+  // crc32c: ask for parts checked by CRC32C (x-amz-checksum-algorithm);
+  // the answer says whether the server agreed.
+  base::Result<S3Upload> create_multipart(std::string_view key, const S3Metadata& metadata, bool crc32c = false);
+  base::Result<S3Stored> upload_part(std::string_view key, std::string_view upload_id, int part_number,
+                                    std::string_view body, const S3BodyCheck& check);
   // Whether request signatures cover the body's SHA-256 (plain http; over
-  // https the body goes unsigned, protected by TLS and Content-MD5).
+  // https the body goes unsigned, protected by TLS and a checksum the server
+  // checks: docs/rules.md#s3-part-checksums).
   bool signs_payload() const;
-  base::Result<std::string> complete_multipart(std::string_view key, std::string_view upload_id,
-                                              const std::vector<std::string>& part_etags);
+  // Answers the completed object's ETag and, for a CRC32C upload (its
+  // parts' checksums in part_crc32c, as crc32c_base64 gives them), the
+  // composite checksum the server computed.
+  base::Result<S3Stored> complete_multipart(std::string_view key, std::string_view upload_id,
+                                           const std::vector<std::string>& part_etags,
+                                           const std::vector<std::string>& part_crc32c = {});
   base::Status abort_multipart(std::string_view key, std::string_view upload_id);
   // The multipart uploads pending under exactly this key (ListMultipartUploads).
   base::Result<std::vector<std::string>> pending_uploads(std::string_view key);

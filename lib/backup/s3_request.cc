@@ -1,7 +1,10 @@
 #include "backup/s3_request.h"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
 
+#include "base/crc32c.h"
 #include "base/sha256.h"
 
 namespace backup {
@@ -155,14 +158,39 @@ std::vector<std::string> pending_upload_ids(std::string_view list_xml, std::stri
   return ids;
 }
 
-std::string complete_multipart_xml(const std::vector<std::string>& part_etags) {
+std::string complete_multipart_xml(const std::vector<std::string>& part_etags,
+                                   const std::vector<std::string>& part_crc32c) {
   std::string x = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
   for (std::size_t i = 0; i < part_etags.size(); ++i) {
     x += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>\"" + unquote_etag(part_etags[i]) +
-         "\"</ETag></Part>";
+         "\"</ETag>";
+    // base64 has no character XML would need escaped.
+    if (i < part_crc32c.size() && !part_crc32c[i].empty()) x += "<ChecksumCRC32C>" + part_crc32c[i] + "</ChecksumCRC32C>";
+    x += "</Part>";
   }
   x += "</CompleteMultipartUpload>";
   return x;
+}
+
+namespace {
+
+std::string be32_bytes(std::uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+
+}  // namespace
+
+std::string crc32c_base64(std::uint32_t crc) {
+  std::string bytes = be32_bytes(crc);
+  unsigned char out[9] = {};
+  EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(bytes.data()), 4);
+  return reinterpret_cast<const char*>(out);
+}
+
+std::string composite_crc32c(const std::vector<std::uint32_t>& part_crcs) {
+  base::Crc32c c;
+  for (std::uint32_t p : part_crcs) c.update(be32_bytes(p));
+  return crc32c_base64(c.finish()) + "-" + std::to_string(part_crcs.size());
 }
 
 std::string single_etag(const base::Md5Digest& body_md5) { return base::to_hex(body_md5); }

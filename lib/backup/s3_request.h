@@ -1,7 +1,8 @@
 // The pure parts of talking to S3, apart from curl so that they can be tested
 // without a server: URLs in both addressing styles, the canonical query
 // strings and headers libcurl 7.88's SigV4 signing needs from its caller,
-// the XML S3 answers with, ETag arithmetic, part sizes and error texts.
+// the XML S3 answers with, ETag and checksum arithmetic, part sizes and
+// error texts.
 #pragma once
 
 #include <cstdint>
@@ -65,8 +66,18 @@ std::string xml_value(std::string_view xml, std::string_view tag);
 // The UploadIds of a ListMultipartUploadsResult whose Key is exactly `key`
 // (a prefix listing also answers longer keys), in the order listed.
 std::vector<std::string> pending_upload_ids(std::string_view list_xml, std::string_view key);
-// The body of CompleteMultipartUpload for parts 1..N with these ETags.
-std::string complete_multipart_xml(const std::vector<std::string>& part_etags);
+// The body of CompleteMultipartUpload for parts 1..N with these ETags and,
+// for an upload created with a CRC32C checksum, each part's ChecksumCRC32C
+// (as crc32c_base64 gives it; empty: none).
+std::string complete_multipart_xml(const std::vector<std::string>& part_etags,
+                                   const std::vector<std::string>& part_crc32c = {});
+
+// S3 checksums (docs/rules.md#s3-part-checksums): x-amz-checksum-crc32c is
+// the base64 of the CRC's four bytes, most significant first; a multipart
+// upload checked by CRC32C reports the composite form, the checksum of the
+// parts' checksums (their four bytes each, concatenated) then "-<parts>".
+std::string crc32c_base64(std::uint32_t crc);
+std::string composite_crc32c(const std::vector<std::uint32_t>& part_crcs);
 
 // ETags as S3 computes them for unencrypted objects: a single PUT's is the
 // hex MD5 of the body; a multipart upload's is the hex MD5 of the parts'

@@ -5,10 +5,13 @@
 // connection of its own, while the next one fills; up to kS3PartsInFlight
 // parts upload at once (memory: those and the one filling), so receiving and
 // sending overlap instead of taking turns and one slow PUT does not hold the
-// stream up. commit() then reads the object back (HEAD: size,
-// ETag as S3 computes it from the MD5s sent, user metadata; and the bytes
-// themselves, MD5 and SHA-256, when a copy for the metadata changed the
-// ETag) before it answers success. abort() (and a failure anywhere) aborts the multipart
+// stream up. Each part carries a checksum the server checks as it arrives:
+// over https its CRC32C where the server takes CRCs, else (and over http)
+// its Content-MD5 (docs/rules.md#s3-part-checksums). commit() then reads the
+// object back (HEAD: size, user metadata, and the checksum S3 computed from
+// the parts' CRCs, or the ETag it computed from their MD5s; the bytes
+// themselves, their SHA-256 against the stream's, when a copy for the
+// metadata changed that checksum or ETag) before it answers success. abort() (and a failure anywhere) aborts the multipart
 // upload, or deletes an object that failed its read-back, so no partial
 // artefact stays behind under the key; when the server is gone and the
 // abort cannot reach it, the error names the upload left pending, and the
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "backup/s3_client.h"
+#include "base/crc32c.h"
 #include "base/md5.h"
 #include "base/sha256.h"
 #include "base/sink.h"
@@ -56,13 +60,17 @@ struct S3SinkOptions {
   std::size_t part_size = kS3DefaultPartSize;
   std::size_t parts_in_flight = kS3PartsInFlight;  // at least 1
   std::uint64_t expected_size = 0;  // grows the part size for huge objects (s3_part_size)
+  // Over https, parts checked by CRC32C where the server supports it; off:
+  // Content-MD5 and the ETag checks, as over http (docs/rules.md#s3-part-checksums).
+  bool checksum_crc32c = true;
   S3ClientOptions client;
 };
 
 struct S3UploadResult {
   std::string uri;     // s3://bucket/key
   std::uint64_t bytes = 0;
-  std::string etag;    // verified against the read-back ETag
+  std::string etag;    // as read back (verified against the MD5s sent, on the Content-MD5 path)
+  std::string crc32c;  // the checksum read back and verified, on the CRC32C path; else empty
   int parts = 0;       // 0: single PUT
   std::string sha256;  // hex, of the bytes written
 };
@@ -91,7 +99,12 @@ class S3Sink final : public base::Sink {
   base::Status flush_part();
   base::Status settle_oldest();  // waits for the oldest part in flight and records its ETag
   base::Status settle();         // the same for every part in flight
-  base::Status verify(const std::string& expected_etag, const S3Metadata& expected_metadata);
+  // expected: the ETag (Content-MD5 path) or the CRC32C checksum; what
+  // the read-back found, on success.
+  base::Result<S3ObjectInfo> verify(const std::string& expected, const S3Metadata& expected_metadata);
+  // Reads the object's bytes back: their SHA-256 must be the stream's; the
+  // MD5 and CRC32C of all of them go to the caller.
+  base::Status read_back(base::Md5Digest& md5, std::uint32_t& crc);
   // Aborts the upload (or removes a written object); the abort's error.
   base::Status discard() noexcept;
   // discard(), then `e`, naming an upload the abort could not end.
@@ -112,18 +125,22 @@ class S3Sink final : public base::Sink {
     std::thread uploader;
     std::string data;
     int number = 0;
-    base::Md5Digest md5{};
-    std::string sha256;
-    std::optional<base::Result<std::string>> etag;
+    S3BodyCheck check;
+    std::optional<base::Result<S3Stored>> stored;
   };
   std::deque<Flight> flights_;  // a deque: a running thread's Flight never moves
   std::vector<std::unique_ptr<S3Client>> spare_clients_;
-  // The filling part's MD5 and (when signed) SHA-256, hashed as bytes
-  // arrive: the receiving thread does it, not the uploading one, which is
-  // the longer of the two.
+  // Parts checked by CRC32C instead of Content-MD5: https, asked for, and
+  // (once the upload started) the server agreed.
+  bool crc_ = false;
+  // The filling part's CRC32C or MD5, and (when signed) SHA-256, hashed as
+  // bytes arrive: the receiving thread does it, not the uploading one, which
+  // is the longer of the two.
+  base::Crc32c part_crc_;
   base::Md5 part_md5_;
   base::Sha256 part_sha_;
   std::vector<base::Md5Digest> part_md5s_;
+  std::vector<std::uint32_t> part_crcs_;
   std::optional<base::Digest> told_sha256_;
   std::uint64_t bytes_ = 0;
   bool object_written_ = false;  // something is stored under the key by us

@@ -158,6 +158,7 @@ base::Result<StreamBackupResult> stream_backup(etcd::Client& client, const Strea
       o.owner_key = std::string(op::kSnapshotMetaUid);
       o.part_size = req.s3->part_size;
       o.parts_in_flight = req.s3->parts_in_flight;
+      o.checksum_crc32c = req.s3->checksum_crc32c;
       o.expected_size = static_cast<std::uint64_t>(std::max<std::int64_t>(cand.status.db_size, 0));
       auto r = S3Sink::create(req.s3->location, req.s3->credentials, key, std::move(o));
       if (!r) return std::move(r).error();

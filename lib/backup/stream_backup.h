@@ -34,6 +34,7 @@ struct S3Destination {
   std::string key_prefix;  // --backup-s3-key; the object is <prefix>/<ns>-<c>-migration.db
   std::size_t part_size = kS3DefaultPartSize;
   std::size_t parts_in_flight = kS3PartsInFlight;
+  bool checksum_crc32c = true;  // S3SinkOptions::checksum_crc32c
 };
 
 // endpoint = the member streaming; total = 0 while unknown.

@@ -147,6 +147,10 @@ out=$(s3curl "wrong-$TESTENV_S3_SECRET_KEY" -w ' %{http_code}' -H "x-amz-content
     "$TESTENV_S3_ENDPOINT/$bucket/dir/object.bin")
 [[ $out == *SignatureDoesNotMatch*" 403" ]] && ok "wrong secret refused: 403 SignatureDoesNotMatch" ||
     fail "wrong secret answered: ${out: -80}"
+https=$(s3curl "$TESTENV_S3_SECRET_KEY" --cacert "$TESTENV_S3_CA" -H "x-amz-content-sha256: $empty" \
+    "$TESTENV_S3_HTTPS_ENDPOINT/$bucket/dir/object.bin" | sha256sum | cut -d' ' -f1)
+[[ $https == "$sum" ]] && ok "the https gateway ($TESTENV_S3_HTTPS_ENDPOINT, TESTENV_S3_CA) serves the same object" ||
+    fail "the https gateway returned other bytes"
 rm -rf "$obj" "${TESTENV_S3_DIR:?}/$bucket"
 
 say "garbage collection"

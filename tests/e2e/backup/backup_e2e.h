@@ -58,6 +58,14 @@ class Bucket {
     l.force_path_style = path_style;
     return l;
   }
+  // The same bucket through the environment's https gateway, verified
+  // against the environment's CA.
+  backup::S3Location https_location() const {
+    backup::S3Location l = location();
+    l.endpoint = e2e::var("TESTENV_S3_HTTPS_ENDPOINT");
+    l.ca_file = e2e::var("TESTENV_S3_CA");
+    return l;
+  }
 
  private:
   std::string name_;

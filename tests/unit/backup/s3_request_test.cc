@@ -122,6 +122,24 @@ TEST_CASE("CompleteMultipartUpload lists parts from 1 with quoted ETags") {
         "<Part><PartNumber>2</PartNumber><ETag>\"bb\"</ETag></Part></CompleteMultipartUpload>");
 }
 
+TEST_CASE("CompleteMultipartUpload of a CRC32C upload names each part's checksum") {
+  CHECK(complete_multipart_xml({"aa", "bb"}, {"//50eQ==", "jmVPPw=="}) ==
+        "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        "<Part><PartNumber>1</PartNumber><ETag>\"aa\"</ETag><ChecksumCRC32C>//50eQ==</ChecksumCRC32C></Part>"
+        "<Part><PartNumber>2</PartNumber><ETag>\"bb\"</ETag><ChecksumCRC32C>jmVPPw==</ChecksumCRC32C></Part>"
+        "</CompleteMultipartUpload>");
+}
+
+TEST_CASE("a CRC32C checksum is the base64 of its big-endian bytes; a multipart one is the composite form") {
+  CHECK(crc32c_base64(0xE3069283u) == "4waSgw==");
+  CHECK(crc32c_base64(0) == "AAAAAA==");
+  // What versitygw answered for a 5 MiB part and a 1000-byte part
+  // (x-amz-checksum-crc32c of each UploadPart, then the completed object's).
+  CHECK(crc32c_base64(0xFFFE7479u) == "//50eQ==");
+  CHECK(composite_crc32c({0xFFFE7479u, 0x8E654F3Fu}) == "KgpP/g==-2");
+  CHECK(composite_crc32c({0xE3069283u}).substr(8) == "-1");
+}
+
 TEST_CASE("single-part ETag is the MD5 of the body") {
   CHECK(single_etag(base::md5("hello\n")) == "b1946ac92492d2347c6235b4d2611184");
   CHECK(base::to_hex(base::md5("")) == "d41d8cd98f00b204e9800998ecf8427e");
