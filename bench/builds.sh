@@ -76,20 +76,31 @@ for l in "${labels[@]}"; do
 done
 
 # 2. Where the CPU goes.
-echo "CPU of one run (perf stat task-clock, 20 runs each) and the loader's start-up count"
-task_clock() { perf stat -x, -e task-clock -r 20 "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.1f", $1}'; }
+echo "CPU of one run (perf stat, 20 runs each: task-clock, its user and system parts, page faults) and the loader's own count"
+# Prints "MS USER_MS SYS_MS FAULTS" for CMD...
+cost() {
+    perf stat -x, -e task-clock,user_time,system_time,page-faults -r 20 "$@" 2>&1 >/dev/null |
+        awk -F, '$3 ~ /^task-clock/ {t = $1} $3 ~ /^user_time/ {u = $1 / 1e6} $3 ~ /^system_time/ {y = $1 / 1e6}
+                 $3 ~ /^page-faults/ {f = $1} END {printf "%.1f %.1f %.1f %d", t, u, y, f}'
+}
+show() { # LABEL WHAT MS USER SYS FAULTS
+    printf '  %-8s %-12s %5.1f ms (user %4.1f, system %4.1f)  %5d page faults\n' "$@"
+}
 for b in "${names[@]}"; do
     k="${dir[$b]}/tools/kubectl-etcd/kubectl-etcd"
-    v=$(task_clock "$k" version)
-    m=$(task_clock "$k" member list -o json --endpoints "$eps" $tls)
+    read -r vt vu vs vf <<<"$(cost "$k" version)"
+    read -r mt mu ms mf <<<"$(cost "$k" member list -o json --endpoints "$eps" $tls)"
     ld=$(LD_DEBUG=statistics "$k" version 2>&1 >/dev/null | awk '/total startup time in dynamic loader/ {print $(NF-1), $NF; exit}')
     reloc=$(LD_DEBUG=statistics "$k" version 2>&1 >/dev/null | awk '/number of relocations:/ {print $NF; exit}')
-    printf '  %-8s version %6s ms  member list %6s ms  (the list beyond start-up %5.1f ms)  loader %s, %s relocations\n' \
-        "$b" "$v" "$m" "$(echo "$m - $v" | bc -l)" "${ld:-?}" "${reloc:-?}"
+    show "$b" version "$vt" "$vu" "$vs" "$vf"
+    show "" "member list" "$mt" "$mu" "$ms" "$mf"
+    printf '  %-8s %-12s %5.1f ms beyond start-up; the loader: %s, %s relocations\n' "" "" "$(echo "$mt - $vt" | bc -l)" \
+        "${ld:-?}" "${reloc:-?}"
 done
-v=$(task_clock "$ETCD_BIN/etcdctl" version)
-m=$(task_clock "$ETCD_BIN/etcdctl" member list -w json --endpoints "$eps" $tls)
-printf '  %-8s version %6s ms  member list %6s ms\n' etcdctl "$v" "$m"
+read -r vt vu vs vf <<<"$(cost "$ETCD_BIN/etcdctl" version)"
+read -r mt mu ms mf <<<"$(cost "$ETCD_BIN/etcdctl" member list -w json --endpoints "$eps" $tls)"
+show etcdctl version "$vt" "$vu" "$vs" "$vf"
+show "" "member list" "$mt" "$mu" "$ms" "$mf"
 
 # 3. A fleet for each build.
 fleet=${BENCH_FLEET:-32}
