@@ -85,8 +85,8 @@ std::vector<EtcdTarget> etcd_targets(const op::LegacyCluster& legacy, const Inve
                                      const etcd::TlsConfig& tls, const InspectOptions& options) {
   std::vector<EtcdTarget> out;
   for (const auto& pod : inventory.pods) {
-    std::string name = base::string_at(pod, "/metadata/name");
-    if (base::string_at(pod, "/metadata/namespace") != legacy.ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
+    if (object_namespace(pod) != legacy.ns || !op::is_legacy_member_pod(legacy.name, object_name(pod))) continue;
+    std::string name(object_name(pod));
     const json* labels = base::find_at(pod, "/metadata/labels");
     if (labels == nullptr || !labels->is_object() || base::string_at(*labels, "/" + base::pointer_token(op::kLabelInstance)) != legacy.name) {
       continue;
@@ -147,8 +147,8 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
   ClusterFacts facts;
   const std::string& ns = legacy.ns;
   for (const auto& pod : inventory.pods) {
-    std::string name = base::string_at(pod, "/metadata/name");
-    if (base::string_at(pod, "/metadata/namespace") != ns || !op::is_legacy_member_pod(legacy.name, name)) continue;
+    if (object_namespace(pod) != ns || !op::is_legacy_member_pod(legacy.name, object_name(pod))) continue;
+    std::string name(object_name(pod));
     PodFact f;
     f.uid = base::string_at(pod, "/metadata/uid");
     f.running = base::string_at(pod, "/status/phase") == "Running";
@@ -183,8 +183,7 @@ ClusterFacts inspect_cluster(kube::Client& client, const op::LegacyCluster& lega
     // cluster made a fleet's planning grow with its square.
     nlohmann::json pods = nlohmann::json::array();
     for (const auto& pod : inventory.pods) {
-      if (base::string_at(pod, "/metadata/namespace") == ns &&
-          op::is_legacy_member_pod(legacy.name, base::string_at(pod, "/metadata/name"))) {
+      if (object_namespace(pod) == ns && op::is_legacy_member_pod(legacy.name, object_name(pod))) {
         pods.push_back(pod);
       }
     }

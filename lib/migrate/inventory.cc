@@ -153,9 +153,25 @@ base::Status read_scope(kube::Client& client, Inventory& inv, std::string& warni
   return {};
 }
 
+namespace {
+
+std::string_view metadata_string(const json& o, const char* field) {
+  if (!o.is_object()) return {};
+  auto m = o.find("metadata");
+  if (m == o.end() || !m->is_object()) return {};
+  auto f = m->find(field);
+  if (f == m->end() || !f->is_string()) return {};
+  return f->get_ref<const std::string&>();
+}
+
+}  // namespace
+
+std::string_view object_name(const json& o) { return metadata_string(o, "name"); }
+std::string_view object_namespace(const json& o) { return metadata_string(o, "namespace"); }
+
 const json* find_object(const std::vector<json>& objects, const std::string& ns, const std::string& name) {
   for (const auto& o : objects) {
-    if (base::string_at(o, "/metadata/name") == name && base::string_at(o, "/metadata/namespace") == ns) return &o;
+    if (object_name(o) == name && object_namespace(o) == ns) return &o;
   }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,12 @@ base::Result<Inventory> discover(kube::Client& client, const std::string& ns);
 // and the legacy webhook configurations (which may be unreadable: then the
 // list stays empty and `warning` says why).
 base::Status read_scope(kube::Client& client, Inventory& inventory, std::string& warning);
+
+// An object's metadata.name and metadata.namespace, empty when absent or not
+// strings. Without a copy: planning looks a fleet's members up in lists of
+// the whole namespace, for every cluster.
+std::string_view object_name(const nlohmann::json& o);
+std::string_view object_namespace(const nlohmann::json& o);
 
 // The objects of one namespace and name in a list, or nullptr.
 const nlohmann::json* find_object(const std::vector<nlohmann::json>& objects, const std::string& ns,
