@@ -141,6 +141,11 @@ base::Result<json> Client::list(const Resource& r, std::string_view ns, const Li
 
 base::Result<json> Client::list_all(const Resource& r, std::string_view ns, const ListOptions& o) {
   ListOptions page = o;
+  // In pages, as kubectl lists: an apiserver whose watch cache for a kind is
+  // still filling (just started, or the CRD just came) answers a list
+  // without a limit 429 "storage is (re)initializing" with Retry-After 1,
+  // and serves a paged one from its store (docs/server-faults.md).
+  if (page.limit == 0) page.limit = kListPageSize;
   json all;
   RequestContext ctx{"list", r, r.namespaced ? std::string(ns) : std::string(), "", ""};
   while (true) {

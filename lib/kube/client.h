@@ -53,6 +53,9 @@ struct WatchOptions {
   bool allow_bookmarks = true;
 };
 
+// The page size of list_all when the caller gives none: kubectl's.
+inline constexpr std::int64_t kListPageSize = 500;
+
 class Client {
  public:
   static base::Result<std::unique_ptr<Client>> create(const RestConfig& config, ClientOptions options = {});
@@ -61,7 +64,8 @@ class Client {
                                   const GetOptions& o = {});
   // One page (the list object; metadata.continue names the next page).
   base::Result<nlohmann::json> list(const Resource& r, std::string_view ns, const ListOptions& o = {});
-  // Every page (o.limit per page), items concatenated into one list object.
+  // Every page (o.limit per page, kListPageSize when 0), items concatenated
+  // into one list object.
   base::Result<nlohmann::json> list_all(const Resource& r, std::string_view ns, const ListOptions& o = {});
   base::Result<nlohmann::json> create(const Resource& r, std::string_view ns, const nlohmann::json& object,
                                      const WriteOptions& o = {});
