@@ -25,6 +25,8 @@
 
 #include "backup/s3_client.h"
 #include "backup/s3_config.h"
+#include "base/sha256.h"
+#include "base/sink.h"
 #include "etcd/client.h"
 #include "must.h"
 #include "testenv.h"
@@ -38,6 +40,50 @@ inline const std::vector<std::string>& versions() {
 
 inline backup::S3Credentials s3_credentials() {
   return {e2e::var("TESTENV_S3_ACCESS_KEY"), e2e::var("TESTENV_S3_SECRET_KEY"), ""};
+}
+
+// Bytes that do not repeat within a part, different for each seed.
+inline std::string pattern(std::size_t n, unsigned seed) {
+  std::string s(n, '\0');
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (auto& c : s) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    c = static_cast<char>(x);
+  }
+  return s;
+}
+
+// The object's bytes, read through lib/backup's client.
+inline std::string download(const backup::S3Location& loc, const std::string& key) {
+  auto client = e2e::must(backup::S3Client::create(loc, s3_credentials()), "client");
+  std::string out;
+  e2e::must(client->get(key, [&](std::string_view d) {
+    out.append(d);
+    return true;
+  }),
+       "get");
+  return out;
+}
+
+// Writes in uneven chunks, as a gRPC stream does.
+inline base::Status write_chunks(base::Sink& s, const std::string& data) {
+  std::size_t off = 0, step = 1;
+  while (off < data.size()) {
+    std::size_t n = std::min(data.size() - off, (step * 7919) % (3u << 20) + 1);
+    if (auto st = s.write(std::string_view(data).substr(off, n)); !st) return st;
+    off += n;
+    ++step;
+  }
+  return {};
+}
+
+// write_chunks, then the SHA-256 told, as a snapshot's trailer tells it.
+inline base::Status stream(base::Sink& s, const std::string& data) {
+  if (auto st = write_chunks(s, data); !st) return st;
+  s.written_sha256(base::sha256(data));
+  return {};
 }
 
 // A bucket of the test's own: a folder under the server's POSIX root.

@@ -14,42 +14,6 @@ using namespace backup_e2e;
 
 namespace {
 
-std::string pattern(std::size_t n, unsigned seed) {
-  std::string s(n, '\0');
-  std::uint32_t x = seed * 2654435761u + 1;
-  for (auto& c : s) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    c = static_cast<char>(x);
-  }
-  return s;
-}
-
-// Written in uneven chunks, as a gRPC stream does, then the SHA-256 told.
-base::Status stream(base::Sink& s, const std::string& data) {
-  std::size_t off = 0, step = 1;
-  while (off < data.size()) {
-    std::size_t n = std::min(data.size() - off, (step * 7919) % (3u << 20) + 1);
-    if (auto st = s.write(std::string_view(data).substr(off, n)); !st) return st;
-    off += n;
-    ++step;
-  }
-  s.written_sha256(base::sha256(data));
-  return {};
-}
-
-std::string download(const backup::S3Location& loc, const std::string& key) {
-  auto client = must(backup::S3Client::create(loc, s3_credentials()), "client");
-  std::string out;
-  must(client->get(key, [&](std::string_view d) {
-    out.append(d);
-    return true;
-  }),
-       "get");
-  return out;
-}
-
 std::vector<std::string_view> parts_of(const std::string& data, std::size_t part) {
   std::vector<std::string_view> parts;
   for (std::size_t off = 0; off < data.size(); off += part) parts.push_back(std::string_view(data).substr(off, part));

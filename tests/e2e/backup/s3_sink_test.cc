@@ -17,47 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string pattern(std::size_t n, unsigned seed) {
-  std::string s(n, '\0');
-  std::uint32_t x = seed * 2654435761u + 1;
-  for (auto& c : s) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    c = static_cast<char>(x);
-  }
-  return s;
-}
-
-std::string download(const Bucket& b, const std::string& key) {
-  auto client = must(backup::S3Client::create(b.location(), s3_credentials()), "client");
-  std::string out;
-  must(client->get(key, [&](std::string_view d) {
-    out.append(d);
-    return true;
-  }),
-       "get");
-  return out;
-}
-
-// Writes in uneven chunks, as a gRPC stream does.
-base::Status write_chunks(base::Sink& s, const std::string& data) {
-  std::size_t off = 0, step = 1;
-  while (off < data.size()) {
-    std::size_t n = std::min(data.size() - off, (step * 7919) % (3u << 20) + 1);
-    if (auto st = s.write(std::string_view(data).substr(off, n)); !st) return st;
-    off += n;
-    ++step;
-  }
-  return {};
-}
-
-// ... and then tells the stream's SHA-256, as a snapshot receiver does.
-base::Status stream(base::Sink& s, const std::string& data) {
-  if (auto st = write_chunks(s, data); !st) return st;
-  s.written_sha256(base::sha256(data));
-  return {};
-}
+std::string download(const Bucket& b, const std::string& key) { return backup_e2e::download(b.location(), key); }
 
 std::string pending_uploads(const Bucket& b) {
   auto r = e2e::run({"curl", "-sS", "--aws-sigv4", "aws:amz:us-east-1:s3", "-u",
