@@ -10,13 +10,6 @@ namespace {
 
 bool hidden(const CLI::App* app) { return app->get_group().empty(); }
 
-const CLI::App* find_subcommand(const CLI::App& app, const std::string& name) {
-  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->get_name() == name) return sub;
-  }
-  return nullptr;
-}
-
 // "-c", "--cluster" (without "=value").
 const CLI::Option* find_option(const CLI::App& app, const std::string& word) {
   std::string name = word.substr(0, word.find('='));
@@ -34,8 +27,6 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& word) {
 std::string long_name(const CLI::Option* o) {
   return o->get_lnames().empty() ? std::string() : "--" + o->get_lnames().front();
 }
-
-bool takes_value(const CLI::Option* o) { return o->get_items_expected_min() > 0; }
 
 // "{a,b,c}" in the option's type name: the values IsMember allows.
 std::vector<std::string> fixed_values(const CLI::Option* o) {

@@ -8,8 +8,6 @@ namespace {
 
 bool is_flag_word(const std::string& w) { return w.size() > 1 && w[0] == '-' && w != "--"; }
 
-bool takes_value(const CLI::Option* o) { return o->get_items_expected_min() > 0; }
-
 bool names(const CLI::Option* o, const std::string& name) {
   for (const auto& s : o->get_snames()) {
     if (name == "-" + s) return true;
@@ -70,13 +68,6 @@ FlagWord read_flag(const CLI::App& level, const std::string& w) {
   return f;
 }
 
-const CLI::App* find_subcommand(const CLI::App& app, const std::string& name) {
-  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->get_name() == name) return sub;
-  }
-  return nullptr;
-}
-
 void collect_shared(const CLI::App& app, std::vector<const CLI::Option*>& out) {
   for (const auto* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
     for (const auto* o : sub->get_options([](const CLI::Option* o) { return o->get_group() == kSharedGroup; })) {
@@ -90,6 +81,15 @@ void collect_shared(const CLI::App& app, std::vector<const CLI::Option*>& out) {
 }
 
 }  // namespace
+
+bool takes_value(const CLI::Option* o) { return o->get_items_expected_min() > 0; }
+
+const CLI::App* find_subcommand(const CLI::App& app, const std::string& name) {
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == name) return sub;
+  }
+  return nullptr;
+}
 
 const CLI::Option* find_shared_flag(const CLI::App& app, const std::string& name) {
   if (const auto* o = own_option(app, name, true)) return o;

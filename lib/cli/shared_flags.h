@@ -19,6 +19,12 @@ namespace cli {
 // how the moving step recognises one.
 inline constexpr const char* kSharedGroup = "Shared flags (before or after the command)";
 
+// Whether the option takes a value ("-n prod"), not a plain switch.
+bool takes_value(const CLI::Option* o);
+
+// The direct subcommand of `app` named `name`, hidden ones too; nullptr when none.
+const CLI::App* find_subcommand(const CLI::App& app, const std::string& name);
+
 // A shared flag named `name` ("-n", "--namespace") on `app` or a command
 // below it; every command defines a shared flag with the same function, so
 // any one of them tells what the flag takes.
