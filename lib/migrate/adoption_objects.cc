@@ -313,8 +313,13 @@ base::Result<base::StepAnswer> Pipeline::service_step() {
   bool deleted = false;
   if (known != nullptr && base::string_at(*known, "/spec/clusterIP") != "None") {
     // clusterIP cannot change in place: delete and re-create back to back.
+    // Orphaned, the old Service's EndpointSlices keep the Pods' addresses
+    // under the name until the endpoint controller replaces them for the new
+    // Service, so name lookups between the two find the Pods rather than no
+    // answer, which DNS servers cache (docs/rules.md#client-service-cutover).
     kube::DeleteOptions o;
     o.precondition_uid = base::string_at(*known, "/metadata/uid");
+    o.propagation = kube::Propagation::Orphan;
     auto r = k_.remove(kube::resources::services, p_.ns, c, o);
     if (!r && !kube::is_not_found(r.error())) return std::move(r).error();
     deleted = true;
@@ -322,7 +327,8 @@ base::Result<base::StepAnswer> Pipeline::service_step() {
   if (known == nullptr || deleted) {
     auto created = k_.create(kube::resources::services, p_.ns, native);
     if (!created && deleted && kube::is_already_exists(created.error())) {
-      // The deleted one is still going (a finalizer): wait, then create.
+      // The deleted one is still going (the collector orphaning its
+      // dependents, or another finalizer): wait, then create.
       if (auto s = k_.wait_deleted(kube::resources::services, p_.ns, c, 60s); !s) return std::move(s).error();
       created = k_.create(kube::resources::services, p_.ns, native);
     }

@@ -100,3 +100,41 @@ TEST_CASE("--apply without a terminal and without --yes refuses (3) and changes 
   CHECK(r.err.find("--yes") != std::string::npos);
   CHECK(e2e::fingerprint(f) == before);
 }
+
+TEST_CASE("the client Service swap orphans its EndpointSlices: the pods stay published under the name until the new Service has its own") {
+  e2e::Namespace ns("e2e-apply-slices");
+  e2e::LegacyFixture f(ns.name(), "etcd", {"--version", "3.5"});
+  json old = json::parse(e2e::kubectl({"-n", ns.name(), "get", "service", "etcd", "-o", "json"}));
+  REQUIRE(old["spec"]["clusterIP"] != "None");
+  // The slice the endpoint controller keeps for the ClusterIP Service (this
+  // environment runs no endpoint controller; the garbage collector runs).
+  json slice = {{"apiVersion", "discovery.k8s.io/v1"},
+                {"kind", "EndpointSlice"},
+                {"metadata",
+                 {{"name", "etcd-abcde"},
+                  {"namespace", ns.name()},
+                  {"labels",
+                   {{"kubernetes.io/service-name", "etcd"},
+                    {"endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io"}}},
+                  {"ownerReferences",
+                   {{{"apiVersion", "v1"},
+                     {"kind", "Service"},
+                     {"name", "etcd"},
+                     {"uid", old["metadata"]["uid"]},
+                     {"controller", true},
+                     {"blockOwnerDeletion", true}}}}}},
+                {"addressType", "IPv4"},
+                {"endpoints", {{{"addresses", {"10.244.9.10"}}, {"conditions", {{"ready", true}}}}}},
+                {"ports", {{{"name", "client"}, {"port", 2379}, {"protocol", "TCP"}}}}};
+  e2e::kubectl({"apply", "-f", "-"}, slice.dump());
+
+  auto r = e2e::apply(f, {"--skip-backup"});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  json c = json::parse(e2e::kubectl({"-n", ns.name(), "get", "service", "etcd", "-o", "json"}));
+  CHECK(c["spec"]["clusterIP"] == "None");
+  CHECK(c["metadata"]["uid"] != old["metadata"]["uid"]);
+  json kept = json::parse(e2e::kubectl({"-n", ns.name(), "get", "endpointslice", "etcd-abcde", "-o", "json"}));
+  CHECK(kept["endpoints"][0]["addresses"][0] == "10.244.9.10");
+  CHECK(kept["metadata"].value("ownerReferences", json::array()).empty());
+}
