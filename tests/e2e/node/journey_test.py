@@ -37,6 +37,11 @@ def versions(ns):
     return out
 
 
+# The test environment's CoreDNS caches answers, no answer included, for 5 s
+# (tests/testenv/node).
+DNS_NEGATIVE_TTL = 5
+
+
 def condition(obj, type_):
     for c in (obj.get("status") or {}).get("conditions") or []:
         if c["type"] == type_:
@@ -72,15 +77,24 @@ def main():
           "the refused --apply created an EtcdCluster")
 
     ns_.scale(LEGACY_DEPLOYMENT, 0)
+    name_watch = ns_.NameWatch(ns.name, "etcd")
     with tempfile.TemporaryDirectory() as backups:
         t1 = time.time()
         r = run([ns_.program("etcd-migrate"), "adopt", "-n", ns.name, "--apply", "--yes",
                  "--backup-dir", backups, "--remove-legacy-webhooks"], check=False)
-        log(f"adopt --apply exit {r.returncode} in {time.time() - t1:.1f} s")
+        t1_end = time.time()
+        log(f"adopt --apply exit {r.returncode} in {t1_end - t1:.1f} s")
         if r.returncode != 0:
             fail(f"adopt --apply exited {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr}")
         snaps = os.listdir(backups)
         check(len(snaps) >= 1, f"no safety backup in --backup-dir: {snaps}")
+    # The client Service `etcd` (a ClusterIP) became the native headless
+    # Service: its Pods' addresses stay published under the name throughout,
+    # but for the instant between the delete and the create.
+    gaps, empty = name_watch.stop()
+    log(f"the name etcd had no Service for {gaps} ms")
+    check(len(gaps) == 1, f"the Service etcd was not replaced exactly once: windows {gaps}")
+    check(not empty, f"the headless Service etcd was without addresses at: {empty}")
     v = run([ns_.program("etcd-migrate"), "verify", "-n", ns.name, "etcd"], check=False)
     check(v.returncode == 0, f"verify exit {v.returncode}\n{v.stdout}\n{v.stderr}")
     adopted = ns_.container_state(ns.name)
@@ -128,15 +142,24 @@ def main():
 
     ok, failed, keys, done = writer.stop()
     log(f"writer: {len(ok)} puts answered, {len(failed)} failed, {len(keys)} keys read back")
+    for line in failed:
+        began, ended = (ns_.uptime_to_time(x) - t1 for x in line.split()[2:4])
+        log(f"writer: {line} (began {began:+.2f} s, ended {ended:+.2f} s from the adoption's start,"
+            f" which took {t1_end - t1:.2f} s)")
     check(done, "the writer did not list its keys")
     check(len(ok) > 50, f"the writer made only {len(ok)} puts")
     lost = sorted(ok - keys)
     check(not lost, f"keys lost: {lost[:20]}")
     # The adoption replaces the legacy client Service (a ClusterIP) with the
     # native headless Service of the same name (Service types cannot change
-    # in place): a put in flight to the old ClusterIP fails once, DNS-name
-    # clients reconnect. docs/node-world.md records the measured figure.
-    check(len(failed) <= 2, f"failed puts during the journey: {failed[:10]}")
+    # in place): a put in flight to the old ClusterIP fails, and one begun
+    # while the cluster DNS still hands out that address (its cache, 5 s
+    # here) or caches a lookup that fell in the instant between the delete
+    # and the create may fail. None may fail that began after that or ended
+    # before the adoption. docs/node-world.md records the figures.
+    outside = [f for f in failed if ns_.uptime_to_time(f.split()[3]) < t1
+               or ns_.uptime_to_time(f.split()[2]) > t1_end + DNS_NEGATIVE_TTL + 0.5]
+    check(not outside, f"puts failed that began after the swap's answers expired or ended before it: {outside[:10]}")
 
     log(f"journey took {time.time() - t0:.0f} s")
     check.done()

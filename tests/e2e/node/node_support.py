@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 ENV = {}
@@ -130,6 +131,14 @@ def pods_of(ns, deployment):
 class Namespace:
     def __init__(self, name):
         self.name = name
+        if kubectl("get", "namespace", name, "--ignore-not-found", "-o", "name").strip():
+            # Left by an earlier run in this environment: its EtcdMembers keep
+            # the v1alpha2 operator's finalizer after that run deleted the
+            # operator, which would hold the namespace Terminating for ever.
+            for kind in ("etcdmembers.etcd-operator.cozystack.io", "etcdclusters.etcd-operator.cozystack.io"):
+                for obj in kubectl("-n", name, "get", kind, "-o", "name").split():
+                    kubectl("-n", name, "patch", obj, "--type", "merge", "-p", '{"metadata":{"finalizers":null}}',
+                            check=False)
         kubectl("delete", "namespace", name, "--ignore-not-found", "--wait=true", "--timeout=120s")
         kubectl("create", "namespace", name)
 
@@ -164,7 +173,9 @@ def container_state(ns):
 class Writer:
     """A tenant's client in a Pod: puts /w/<i> = <i> through the client
     Service's DNS name every 100 ms with the cluster's client certificate
-    until told to stop, then lists the keys it finds."""
+    until told to stop, then lists the keys it finds. A failed put is logged
+    as "fail <i> <start> <end> <HH:MM:SS> <error> dns: <answer then>", start
+    and end read from /proc/uptime (the host's, see uptime_to_time)."""
 
     def __init__(self, ns, cluster, tls=True):
         self.ns, self.name = ns, f"{cluster}-writer"
@@ -173,7 +184,8 @@ class Writer:
         ep = f"{scheme}://{cluster}.{ns}.svc:2379"
         script = (f"E='etcdctl --endpoints {ep} {flags} --command-timeout 3s --dial-timeout 2s'; i=0; "
                   "while [ ! -e /tmp/stop ]; do i=$((i+1)); "
-                  "if $E put /w/$i $i >/dev/null 2>/tmp/err; then echo ok $i; else echo fail $i $(date +%T) $(grep -o \'\"error\":\"[^\"]*\"\' /tmp/err | tail -n 1) $(grep -v level /tmp/err | tail -n 1); fi; "
+                  f"read t0 _ </proc/uptime; if $E put /w/$i $i >/dev/null 2>/tmp/err; then echo ok $i; "
+                  f"else read t1 _ </proc/uptime; echo fail $i $t0 $t1 $(date +%T) $(grep -o \'\"error\":\"[^\"]*\"\' /tmp/err | tail -n 1) $(grep -v level /tmp/err | tail -n 1) dns: $(nslookup {cluster}.{ns}.svc.cluster.local 2>&1 | sed -n \'s/^Address: *//p\' | tr \'\\n\' \' \'); fi; "
                   "sleep 0.1; done; "
                   "for t in 1 2 3 4 5 6 7 8 9 10; do if $E get --prefix /w/ --keys-only > /tmp/keys; then break; fi; sleep 2; done; "
                   "sed -n 's|^/w/|key |p' /tmp/keys; echo done")
@@ -198,6 +210,71 @@ class Writer:
         failed = [line for line in lines if line.startswith("fail ")]
         keys = {int(line.split()[1]) for line in lines if line.startswith("key ")}
         return ok, failed, keys, "done" in lines
+
+
+def uptime_to_time(uptime):
+    """A /proc/uptime reading (a Pod's is the host's) as a time.time() value."""
+    with open("/proc/uptime") as f:
+        now_up = float(f.read().split()[0])
+    return time.time() - now_up + float(uptime)
+
+
+class NameWatch:
+    """What the cluster DNS can answer for Service `name` while it runs: the
+    Service's and its EndpointSlices' watch events, put in the store's own
+    order (resourceVersion) across the two streams. A headless Service
+    answers with its slices' addresses, none when it has no slice with an
+    endpoint; a ClusterIP Service with its address."""
+
+    def __init__(self, ns, name):
+        self.ns, self.name, self.events, self.procs = ns, name, [], []
+        for kind in ("services", "endpointslices"):
+            p = subprocess.Popen([ENV["TESTENV_KUBECTL"], "-n", ns, "get", kind, "--watch",
+                                  "--output-watch-events", "-o", "json"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.procs.append(p)
+            threading.Thread(target=self._read, args=(kind, p), daemon=True).start()
+        time.sleep(1)  # each stream's initial ADDED events
+
+    def _read(self, kind, p):
+        dec, buf = json.JSONDecoder(), ""
+        for line in p.stdout:
+            buf += line
+            try:
+                ev, _ = dec.raw_decode(buf.strip())
+            except ValueError:
+                continue
+            buf = ""
+            self.events.append((time.time(), kind, ev["type"], ev["object"]))
+
+    def stop(self):
+        """(windows without a Service in ms by arrival time, states of a
+        headless Service without addresses): what a lookup between the
+        events would have found."""
+        time.sleep(2)
+        for p in self.procs:
+            p.terminate()
+        def rv(e):
+            return int(e[3]["metadata"].get("resourceVersion") or 0)
+        service, slices, gone_since, gaps, empty = None, {}, None, [], []
+        for t, kind, typ, obj in sorted(self.events, key=rv):
+            md = obj["metadata"]
+            if kind == "services" and md["name"] == self.name:
+                service = None if typ == "DELETED" else obj
+                if service is None and gone_since is None:
+                    gone_since = t
+                elif service is not None and gone_since is not None:
+                    gaps.append(round((t - gone_since) * 1000))
+                    gone_since = None
+            elif kind == "endpointslices" and (md.get("labels") or {}).get("kubernetes.io/service-name") == self.name:
+                if typ == "DELETED":
+                    slices.pop(md["name"], None)
+                else:
+                    slices[md["name"]] = obj
+            if (service is not None and service["spec"].get("clusterIP") == "None"
+                    and not any(s.get("endpoints") for s in slices.values())):
+                empty.append(f"{typ} {kind}/{md['name']} rv {md.get('resourceVersion')}")
+        return gaps, empty
 
 
 ENV_ETCD35 = "3.5.21"
