@@ -14,10 +14,14 @@
 # an identity that the apiserver's priority and fairness limits to one
 # concurrency share, rejecting what exceeds it (bench/apf.sh): the run must
 # see 429 answers, wait them out and adopt every cluster.
+# Then, unless BENCH_GROWTH_INSTRUCTIONS=0 (or valgrind is missing), each
+# one-member fleet again in a fresh environment under callgrind: the
+# instructions this program executes, which do not depend on how busy the
+# cores are (CPU time does: this machine has no hardware counters for perf).
 # Targets, smallest fleet against largest: requests and CPU per cluster the
-# same within 10%, peak RSS growing by less than 1 MiB per cluster; wall
-# time of the largest over the one before it at most 1.1 x their size
-# ratio (128 over 32: 4.4); the reference at least 40x slower.
+# same within 10% (instructions too), peak RSS growing by less than 1 MiB
+# per cluster; wall time of the largest over the one before it at most 1.1 x
+# their size ratio (128 over 32: 4.4); the reference at least 40x slower.
 #
 #   bench/growth.sh
 #   BENCH_GROWTH_SIZES="8 32" BENCH_GROWTH_TLS=0 BENCH_GROWTH_REF=0 bench/growth.sh   # a short run
@@ -29,6 +33,8 @@ tls_fleet=${BENCH_GROWTH_TLS:-16}
 ref_fleet=${BENCH_GROWTH_REF:-32}
 apf_fleet=${BENCH_GROWTH_APF:-32}
 conc=${BENCH_CONCURRENCY:-8}
+instructions=${BENCH_GROWTH_INSTRUCTIONS:-1}
+command -v valgrind >/dev/null || instructions=0
 ((${#sizes[@]} >= 2)) || { echo "growth: BENCH_GROWTH_SIZES needs two fleet sizes at least" >&2; exit 2; }
 
 # CPU seconds (user + system) of the processes whose pid files are given.
@@ -116,6 +122,28 @@ measure() {
     fleet_down "$n" "$count"
 }
 
+# One fleet under callgrind: instructions NAME COUNT; sets R_IR (millions of
+# instructions a cluster) and R_IR_TOTAL (millions) and prints the row.
+instructions() {
+    local name=$1 count=$2
+    fresh_env "$name"
+    # shellcheck source=bench/fleet.sh
+    . "$bench_here/fleet.sh"
+    local n="bench-growth-$name" rc=0 adopted
+    fleet_up "$n" "$count"
+    valgrind --tool=callgrind --callgrind-out-file="$bench_tmp/$name.cg" -q \
+        "$etcd_migrate" adopt -n "$n" --connect direct --legacy-controller "$n-op/etcd-operator-controller-manager" \
+        --new-controller "$n-op/etcd-operator" --apply --yes --skip-backup --concurrency "$conc" -o json \
+        >"$bench_tmp/$name.json" 2>"$bench_tmp/$name.err" || rc=$?
+    adopted=$(jq '[.result.clusters[] | select(.outcome == "Adopted")] | length' "$bench_tmp/$name.json" 2>/dev/null || echo 0)
+    [ "$rc" = 0 ] && [ "$adopted" = "$count" ] ||
+        { echo "$name: exit $rc, $adopted of $count adopted:"; tail -5 "$bench_tmp/$name.err"; exit 1; }
+    R_IR_TOTAL=$(awk '/^totals:/ {printf "%.1f", $2 / 1e6}' "$bench_tmp/$name.cg")
+    R_IR=$(awk -v t="$R_IR_TOTAL" -v c="$count" 'BEGIN {printf "%.1f", t / c}')
+    printf '  %-16s %9.1f M instructions (%6.1f M a cluster)\n' "$name" "$R_IR_TOTAL" "$R_IR"
+    fleet_down "$n" "$count"
+}
+
 echo "growth: fleets of ${sizes[*]} one-member legacy clusters, then $tls_fleet three-member TLS + auth ones," \
      "--concurrency $conc, each in a fresh environment; load $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A req cpu rss wall
@@ -133,7 +161,22 @@ if ((apf_fleet > 0)); then
     check "answers 429 waited out, fleet of $apf_fleet under APF (every cluster adopted)" "$R_429" ">=" 1
     apf_summary="; under APF 429 ($R_429 answers): $apf_fleet adopted in $R_WALL s ($(ratio "$R_WALL" "${wall[$apf_fleet]}")x)"
 fi
+declare -A ir ir_total
+if ((instructions)); then
+    echo "instructions (callgrind), the one-member fleets again:"
+    for s in "${sizes[@]}"; do
+        instructions "cg-fleet-$s" "$s"
+        ir[$s]=$R_IR; ir_total[$s]=$R_IR_TOTAL
+    done
+fi
 small=${sizes[0]}; big=${sizes[-1]}; before=${sizes[-2]}
+if ((instructions)); then
+    # The straight line through the smallest and largest: what a cluster
+    # adds, and what the run costs whatever the fleet.
+    awk -v a="${ir_total[$small]}" -v b="${ir_total[$big]}" -v m="$small" -v n="$big" \
+        'BEGIN {c = (b - a) / (n - m); printf "  instructions: %.1f M a cluster more, %.1f M for the run itself\n", c, a - m * c}'
+    check "instructions a cluster, $big over $small" "$(ratio "${ir[$big]}" "${ir[$small]}")" "<=" 1.10
+fi
 check "requests a cluster, $big over $small" "$(ratio "${req[$big]}" "${req[$small]}")" "<=" 1.10
 check "requests a cluster, $big over $small" "$(ratio "${req[$big]}" "${req[$small]}")" ">=" 0.90
 check "our CPU a cluster, $big over $small" "$(ratio "${cpu[$big]}" "${cpu[$small]}")" "<=" 1.10
@@ -143,6 +186,7 @@ check "peak RSS growth a cluster (MiB), $small to $big" \
 check "wall time, $big over $before" "$(ratio "${wall[$big]}" "${wall[$before]}")" "<=" \
     "$(awk -v a="$big" -v b="$before" 'BEGIN {printf "%.2f", 1.1 * a / b}')"
 summary="fleets ${sizes[*]}${apf_summary:-}: wall $(for s in "${sizes[@]}"; do printf '%s s ' "${wall[$s]}"; done)- requests a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${req[$s]}"; done)- our CPU ms a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${cpu[$s]}"; done)- peak RSS MiB $(for s in "${sizes[@]}"; do printf '%s ' "${rss[$s]}"; done)"
+((instructions == 0)) || summary="$summary- M instructions a cluster $(for s in "${sizes[@]}"; do printf '%s ' "${ir[$s]}"; done)"
 
 if ((ref_fleet > 0)); then
     [ -n "${wall[$ref_fleet]:-}" ] || { echo "growth: BENCH_GROWTH_REF=$ref_fleet is not one of the sizes" >&2; exit 2; }
