@@ -5,6 +5,7 @@
 // pods/portforward; a node agent killed mid-command; no listener, fd or
 // thread left behind by 50 sessions in one process.
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -186,10 +187,18 @@ TEST_CASE("a node agent killed mid-command gives per-member errors within the ti
   std::thread saver([&] {
     snap = c.tool_via("port-forward", {"snapshot", "save", path}, {"--member", c.members()[0]});
   });
-  usleep(700 * 1000);
+  // Mid-stream for certain: once the first bytes are on disk the member is
+  // paused (SIGSTOP), so the stream stalls until the agent goes; a fixed
+  // sleep lost the race to a snapshot that streamed in under 0.7 s.
+  const std::string part = path + ".part";
+  struct stat st {};
+  while (!(stat(part.c_str(), &st) == 0 && st.st_size > 0) && seconds_since(t0) < 20) usleep(2 * 1000);
+  REQUIRE_MESSAGE(st.st_size > 0, "the snapshot wrote nothing to " << part << " in 20 s");
+  c.act("pause", c.members()[0]);
   auto stopped = agent.stop();
   saver.join();
   double took = seconds_since(t0);
+  c.act("resume", c.members()[0]);
   CHECK(stopped.rc == 0);
   INFO("snapshot: rc " << snap.rc << " " << snap.err);
   CHECK(snap.rc != 0);
