@@ -192,8 +192,10 @@ TEST_CASE("a node agent killed mid-command gives per-member errors within the ti
   // sleep lost the race to a snapshot that streamed in under 0.7 s.
   const std::string part = path + ".part";
   struct stat st {};
-  while (!(stat(part.c_str(), &st) == 0 && st.st_size > 0) && seconds_since(t0) < 20) usleep(2 * 1000);
-  REQUIRE_MESSAGE(st.st_size > 0, "the snapshot wrote nothing to " << part << " in 20 s");
+  bool streaming = false;
+  while (!(streaming = stat(part.c_str(), &st) == 0 && st.st_size > 0) && seconds_since(t0) < 20) usleep(2 * 1000);
+  if (!streaming) saver.join();  // a REQUIRE must not leave the thread joinable
+  REQUIRE_MESSAGE(streaming, "the snapshot wrote nothing to " << part << " in 20 s");
   c.act("pause", c.members()[0]);
   auto stopped = agent.stop();
   saver.join();
